@@ -1,0 +1,7 @@
+export default {
+  files: ['node/**/*.test.ts', 'sim/**/*.test.ts', 'scenarios/**/*.test.ts', 'reports/**/*.test.ts', 'test/**/*.test.ts'],
+  extensions: { ts: 'module' },
+  nodeArguments: ['--import=tsx'],
+  timeout: '5m',
+  concurrency: 2,
+};

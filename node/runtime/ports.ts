@@ -1,0 +1,80 @@
+/**
+ * The ports through which the node touches the outside world. The simulator (sim/) and the live
+ * runtime (node/runtime/live-*.ts) implement them; node code never reaches past them for time,
+ * timers, randomness, network, storage or logging.
+ */
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch (virtual in the simulator). */
+  nowMs(): number;
+}
+
+export type TimerHandle = number;
+
+export interface Timers {
+  /** Calls `fire` once after `delayMs` (clamped at 0). The callback may return a promise. */
+  setTimer(delayMs: number, fire: () => void | Promise<void>): TimerHandle;
+  cancelTimer(handle: TimerHandle): void;
+}
+
+export interface Random {
+  /** Uniform in [0, 1). */
+  next(): number;
+  /** Uniform integer in [0, maxExclusive). */
+  int(maxExclusive: number): number;
+}
+
+export type PeerId = string;
+
+/** One message on the peer-to-peer wire: a sub-protocol and its message code with RLP data. */
+export interface WireMessage {
+  protocol: 'eth' | 'istanbul';
+  code: number;
+  data: Uint8Array;
+}
+
+export interface TransportHandlers {
+  onMessage(from: PeerId, message: WireMessage): void | Promise<void>;
+  onPeerConnected(peer: PeerId): void | Promise<void>;
+  onPeerDisconnected(peer: PeerId): void | Promise<void>;
+}
+
+export interface Transport {
+  readonly localId: PeerId;
+  /** Peers currently connected, sorted. */
+  peers(): PeerId[];
+  send(to: PeerId, message: WireMessage): void;
+  setHandlers(handlers: TransportHandlers): void;
+}
+
+export type StoreKey = string;
+
+/** A key-value store. A write batch is atomic and durable once its promise resolves. */
+export interface Store {
+  get(key: StoreKey): Promise<Uint8Array | undefined>;
+  write(batch: Array<{ key: StoreKey; value: Uint8Array | undefined }>): Promise<void>;
+  /** Keys starting with `prefix`, sorted. */
+  keys(prefix: string): Promise<StoreKey[]>;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export interface TraceEvent {
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface Log {
+  log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
+  /** A structured event for the trace (simulator) or the debug log (live). */
+  trace(event: TraceEvent): void;
+}
+
+export interface Runtime {
+  clock: Clock;
+  timers: Timers;
+  random: Random;
+  transport: Transport;
+  store: Store;
+  log: Log;
+}
