@@ -4,4 +4,5 @@ export default {
   nodeArguments: ['--import=tsx'],
   timeout: '5m',
   concurrency: 2,
+  workerThreads: false,
 };

@@ -44,6 +44,8 @@ export interface Transport {
   /** Peers currently connected, sorted. */
   peers(): PeerId[];
   send(to: PeerId, message: WireMessage): void;
+  /** The connected peer whose node key has this address, when the transport knows identities. */
+  peerForAddress?(address: string): PeerId | undefined;
   setHandlers(handlers: TransportHandlers): void;
 }
 

@@ -1,0 +1,87 @@
+/**
+ * The @ethereumjs Common for a genesis: chain id, and a hardfork schedule that follows Besu's
+ * milestones (only configured forks activate; an unconfigured fork is included with the next
+ * configured one, since each Besu spec builds on all earlier ones).
+ *
+ * Consensus: for QBFT / IBFT 2.0 / Clique genesis files the chain gets a custom consensus type
+ * `bft` (algorithm = the config section name). The library only special-cases `pow` (pays its own
+ * block and uncle rewards in runBlock/buildBlock), `poa` (takes the fee recipient and the COINBASE
+ * opcode from a Clique signature in extraData) and `pos`; `bft` is none of them, so no reward is
+ * paid, fees go to header.coinbase and COINBASE returns header.coinbase, as in Besu's BFT specs.
+ * Paris is re-declared without its `pos` consensus switch so that PREVRANDAO (EIP-4399, part of
+ * every Besu spec from Shanghai on) is on without turning the chain into proof of stake.
+ * Any other genesis (e.g. `ethash`) gets pow/ethash: the library pays Besu's mainnet rewards.
+ */
+import { Common, Hardfork, type ChainConfig, type CustomCrypto, type HardforkTransitionConfig } from '@ethereumjs/common';
+import { bytesToHex } from '../crypto/bytes.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from './genesis.ts';
+
+export interface CommonOptions {
+  /** Merged over the default `{ keccak256 }` of node/crypto/keccak.ts. */
+  customCrypto?: CustomCrypto;
+}
+
+const BLOCK_ORDER = BLOCK_FORK_KEYS.map(([name]) => name);
+const TIME_ORDER = TIME_FORK_KEYS.map(([name]) => name);
+
+/** The hardfork list handed to Common, chainstart first. */
+export function hardforkSchedule(genesis: Genesis): HardforkTransitionConfig[] {
+  const times = TIME_ORDER.filter((n) => genesis.forkTimestamps[n] !== undefined);
+  const firstTime = times.length > 0 ? genesis.forkTimestamps[times[0]] : undefined;
+  const timeForkAtGenesis = firstTime !== undefined && firstTime <= genesis.timestamp;
+  const out: HardforkTransitionConfig[] = [{ name: Hardfork.Chainstart, block: 0 }];
+  BLOCK_ORDER.forEach((name, i) => {
+    let block: number | null = genesis.forkBlocks[name] ?? null;
+    if (block === null) {
+      // Implicitly part of the next configured block fork...
+      for (const later of BLOCK_ORDER.slice(i + 1)) {
+        if (genesis.forkBlocks[later] !== undefined) {
+          block = genesis.forkBlocks[later];
+          break;
+        }
+      }
+    }
+    // ...or of the first time fork (null keeps it in the list: Common applies the EIPs of every
+    // listed fork before the active one, so it switches on together with that time fork).
+    if (block === null && timeForkAtGenesis) block = 0;
+    out.push({ name, block });
+    if (name === Hardfork.Homestead && genesis.forkBlocks.dao !== undefined) out.push({ name: Hardfork.Dao, block: genesis.forkBlocks.dao });
+  });
+  // Unconfigured time forks before a configured one come with it.
+  TIME_ORDER.forEach((name, i) => {
+    const own = genesis.forkTimestamps[name];
+    const later = TIME_ORDER.slice(i + 1).find((n) => genesis.forkTimestamps[n] !== undefined);
+    const timestamp = own ?? (later !== undefined ? genesis.forkTimestamps[later] : undefined);
+    if (timestamp !== undefined) out.push({ name, block: null, timestamp });
+  });
+  return out;
+}
+
+function consensusFor(genesis: Genesis): ChainConfig['consensus'] {
+  if (genesis.consensus === 'ethash') return { type: 'pow', algorithm: 'ethash', ethash: {} };
+  return { type: 'bft', algorithm: genesis.consensus };
+}
+
+export function createCommonFromGenesis(genesis: Genesis, options: CommonOptions = {}): Common {
+  const bft = genesis.consensus !== 'ethash';
+  const chain: ChainConfig = {
+    name: `qbft-lab-${genesis.chainId}`,
+    chainId: genesis.chainId.toString(),
+    genesis: {
+      timestamp: `0x${genesis.timestamp.toString(16)}`,
+      gasLimit: `0x${genesis.gasLimit.toString(16)}`,
+      difficulty: `0x${genesis.difficulty.toString(16)}`,
+      nonce: bytesToHex(genesis.nonce),
+      extraData: bytesToHex(genesis.extraData),
+      ...(genesis.baseFeePerGas !== undefined ? { baseFeePerGas: `0x${genesis.baseFeePerGas.toString(16)}` as const } : {}),
+    },
+    hardforks: hardforkSchedule(genesis),
+    bootstrapNodes: [],
+    consensus: consensusFor(genesis),
+    ...(bft ? { customHardforks: { [Hardfork.Paris]: { eips: [3675, 4399] } } } : {}),
+  };
+  const common = new Common({ chain, customCrypto: { keccak256, ...options.customCrypto } });
+  common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(genesis.timestamp) });
+  return common;
+}

@@ -1,0 +1,260 @@
+/**
+ * Drives the pure QBFT state machine inside a node (Besu's QbftController): duplicate filter,
+ * future-height buffer, gossip, block validation before proposals reach the machine, timers,
+ * and turning the machine's actions into effects. Everything runs through one serial queue, so
+ * the order of effects depends on the order of inputs only.
+ */
+import { bytesToHex, type Hex } from '../crypto/bytes.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import type { Clock, Log, PeerId, TimerHandle, Timers } from '../runtime/ports.ts';
+import type { CoreAction, CoreConfig, CoreEvent, HeightContext } from './qbft/core-types.ts';
+import { HeightManager } from './qbft/height-manager.ts';
+import { decodeMessage, encodeMessage, messageCode, roundIdOf, type QbftMessage } from './qbft/messages.ts';
+import type { NodeProposedBlock } from './proposed-block.ts';
+import { BoundedSet } from './bounded-set.ts';
+
+export interface QbftLimits {
+  duplicateMessageLimit: number;
+  futureMessagesLimit: number;
+  futureMessagesMaxDistance: number;
+}
+
+export interface QbftServiceDeps {
+  cfg: CoreConfig;
+  clock: Clock;
+  timers: Timers;
+  log: Log;
+  limits: QbftLimits;
+  /** Re-gossip accepted messages to other peers, as Besu does. */
+  gossip: boolean;
+  /** Decodes and fully validates a proposed block on top of the current head; undefined when invalid. */
+  validateBlock(rlp: Uint8Array, height: number): Promise<NodeProposedBlock | undefined>;
+  createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock>;
+  commitBlock(block: NodeProposedBlock, round: number, seals: Uint8Array[]): Promise<void>;
+  /** Sends a QBFT message to every connected peer except those listed. */
+  multicast(code: number, data: Uint8Array, except: PeerId[]): void;
+  peerOf(address: Hex): PeerId | undefined;
+}
+
+interface BufferedMessage {
+  from: PeerId;
+  message: QbftMessage;
+}
+
+export interface QbftStats {
+  height: number;
+  round: number | undefined;
+  roundChanges: number;
+  maxRound: number;
+  rejected: number;
+  malformed: number;
+}
+
+export class QbftService {
+  private manager: HeightManager | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly seen: BoundedSet;
+  private readonly future = new Map<number, BufferedMessage[]>();
+  private futureCount = 0;
+  private blockTimer: TimerHandle | undefined;
+  private roundTimer: TimerHandle | undefined;
+  private stopped = false;
+  readonly stats: QbftStats = { height: 0, round: undefined, roundChanges: 0, maxRound: 0, rejected: 0, malformed: 0 };
+
+  constructor(private readonly deps: QbftServiceDeps) {
+    this.seen = new BoundedSet(deps.limits.duplicateMessageLimit);
+  }
+
+  private enqueue(job: () => Promise<void> | void): Promise<void> {
+    const run = this.queue.then(async () => {
+      if (this.stopped) return;
+      try {
+        await job();
+      } catch (err) {
+        this.deps.log.log('error', 'qbft job failed', { error: String((err as Error)?.stack ?? err) });
+      }
+    });
+    this.queue = run;
+    return run;
+  }
+
+  /** A new chain head: start the next height (or idle if this node is not a validator for it). */
+  onNewHead(ctx: HeightContext): Promise<void> {
+    return this.enqueue(() => this.startHeight(ctx));
+  }
+
+  onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> {
+    return this.enqueue(() => this.receive(from, code, data));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
+    if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
+  }
+
+  private now(): number {
+    return this.deps.clock.nowMs();
+  }
+
+  private async startHeight(ctx: HeightContext): Promise<void> {
+    if (this.manager && this.manager.height > ctx.height) return;
+    if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
+    if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
+    this.blockTimer = this.roundTimer = undefined;
+    this.stats.height = ctx.height;
+    this.stats.round = undefined;
+    const isValidator = ctx.validators.includes(this.deps.cfg.address);
+    this.manager = isValidator ? new HeightManager(this.deps.cfg, ctx) : undefined;
+    for (const h of [...this.future.keys()]) {
+      if (h >= ctx.height) continue;
+      this.futureCount -= this.future.get(h)!.length;
+      this.future.delete(h);
+    }
+    if (!this.manager) return;
+    await this.perform(this.manager.start(this.now()));
+    const buffered = this.future.get(ctx.height) ?? [];
+    this.future.delete(ctx.height);
+    this.futureCount -= buffered.length;
+    for (const b of buffered) await this.process(b.from, b.message);
+  }
+
+  private async receive(from: PeerId, code: number, data: Uint8Array): Promise<void> {
+    const key = bytesToHex(keccak256(data));
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    let message: QbftMessage;
+    try {
+      message = decodeMessage(code, data);
+    } catch (err) {
+      this.stats.malformed++;
+      this.deps.log.trace({ kind: 'message-malformed', from, code, reason: String((err as Error).message) });
+      return;
+    }
+    const height = roundIdOf(message).sequence;
+    const current = this.stats.height;
+    if (height < current) return;
+    if (height > current) {
+      this.buffer(height, from, message);
+      return;
+    }
+    await this.process(from, message, data);
+  }
+
+  private buffer(height: number, from: PeerId, message: QbftMessage): void {
+    const { futureMessagesMaxDistance, futureMessagesLimit } = this.deps.limits;
+    if (height - this.stats.height > futureMessagesMaxDistance) return;
+    if (this.futureCount >= futureMessagesLimit) {
+      // Full: make room by dropping the messages of the highest buffered height, as Besu does.
+      const highest = Math.max(...this.future.keys());
+      if (highest <= height) return;
+      this.futureCount -= this.future.get(highest)!.length;
+      this.future.delete(highest);
+    }
+    let list = this.future.get(height);
+    if (!list) this.future.set(height, (list = []));
+    list.push({ from, message });
+    this.futureCount++;
+  }
+
+  private async process(from: PeerId, message: QbftMessage, raw?: Uint8Array): Promise<void> {
+    const manager = this.manager;
+    if (!manager) return;
+    const author = message.signed.author;
+    if (!manager.ctx.validators.includes(author)) return;
+    if (this.deps.gossip && author !== this.deps.cfg.address) {
+      const except = [from];
+      const authorPeer = this.deps.peerOf(author);
+      if (authorPeer !== undefined) except.push(authorPeer);
+      this.deps.multicast(messageCode(message), raw ?? encodeMessage(message, this.deps.cfg.layout), except);
+    }
+    const nowMs = this.now();
+    let event: CoreEvent;
+    switch (message.kind) {
+      case 'proposal': {
+        const block = await this.deps.validateBlock(message.signed.payload.blockRlp, manager.height);
+        event = { type: 'proposal', nowMs, message, block };
+        break;
+      }
+      case 'roundChange': {
+        const rlp = message.preparedBlockRlp;
+        const block = rlp ? await this.deps.validateBlock(rlp, manager.height) : undefined;
+        event = { type: 'roundChange', nowMs, message, block, blockInvalid: rlp !== undefined && block === undefined };
+        break;
+      }
+      case 'prepare':
+        event = { type: 'prepare', nowMs, message };
+        break;
+      case 'commit':
+        event = { type: 'commit', nowMs, message };
+        break;
+    }
+    await this.feed(manager, event);
+  }
+
+  private async feed(manager: HeightManager, event: CoreEvent): Promise<void> {
+    if (manager !== this.manager) return;
+    await this.perform(manager.handle(event));
+  }
+
+  private async perform(actions: CoreAction[]): Promise<void> {
+    const manager = this.manager;
+    for (const action of actions) {
+      if (manager !== this.manager) return;
+      switch (action.type) {
+        case 'broadcast': {
+          const data = encodeMessage(action.message, this.deps.cfg.layout);
+          this.seen.add(bytesToHex(keccak256(data)));
+          this.deps.multicast(messageCode(action.message), data, []);
+          break;
+        }
+        case 'setBlockTimer': {
+          if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
+          const height = action.height;
+          this.blockTimer = this.deps.timers.setTimer(action.atMs - this.now(), () =>
+            this.enqueue(() => {
+              this.blockTimer = undefined;
+              if (this.manager) return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height });
+            }),
+          );
+          break;
+        }
+        case 'setRoundTimer': {
+          if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
+          const { height, round } = action;
+          this.stats.round = round;
+          if (round > 0) this.stats.roundChanges++;
+          if (round > this.stats.maxRound) this.stats.maxRound = round;
+          this.roundTimer = this.deps.timers.setTimer(action.delayMs, () =>
+            this.enqueue(() => {
+              this.roundTimer = undefined;
+              if (this.manager) return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
+            }),
+          );
+          break;
+        }
+        case 'cancelRoundTimer':
+          if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
+          this.roundTimer = undefined;
+          break;
+        case 'createBlock': {
+          const block = await this.deps.createBlock({
+            height: action.height,
+            round: action.round,
+            timestampSeconds: action.timestampSeconds,
+            repropose: action.repropose as NodeProposedBlock | undefined,
+          });
+          if (manager) await this.feed(manager, { type: 'blockCreated', nowMs: this.now(), height: action.height, round: action.round, block });
+          break;
+        }
+        case 'commitBlock':
+          await this.deps.commitBlock(action.block as NodeProposedBlock, action.round, action.seals);
+          break;
+        case 'trace':
+          if (action.kind === 'message-rejected') this.stats.rejected++;
+          this.deps.log.trace({ kind: action.kind, ...action.fields });
+          break;
+      }
+    }
+  }
+}

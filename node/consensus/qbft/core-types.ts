@@ -1,0 +1,88 @@
+/**
+ * The vocabulary of the pure QBFT state machine: what goes in (events) and what comes out
+ * (actions). The machine never touches time, timers, sockets or randomness: the node's QBFT
+ * service turns actions into effects and effects' results back into events.
+ */
+import type { Hex } from '../../crypto/bytes.ts';
+import type {
+  CommitMessage,
+  PrepareMessage,
+  ProposalMessage,
+  QbftMessage,
+  RoundChangeMessage,
+  WireLayout,
+} from './messages.ts';
+
+/** A block proposed for a height, decoded and (for remote proposals) already fully validated. */
+export interface ProposedBlock {
+  readonly number: number;
+  readonly coinbase: Hex;
+  /** The round written in its extraData. */
+  readonly round: number;
+  readonly txCount: number;
+  /** Block RLP as proposed: its own round, no commit seals. */
+  readonly rlp: Uint8Array;
+  /** Committed-seal hash with its own round: the digest that prepares and commits name. */
+  readonly digest: Hex;
+  /** Committed-seal hash with the round replaced (what a commit seal for `round` signs). */
+  digestForRound(round: number): Hex;
+}
+
+/** Everything the machine needs to know about one height; computed by the node from the chain. */
+export interface HeightContext {
+  height: number;
+  parentTimestampSeconds: number;
+  parentCoinbase: Hex;
+  /** Validators for this height (after the parent), sorted ascending. */
+  validators: Hex[];
+  /** When round 0 may start (block timer expiry), absolute ms. */
+  blockTimerAtMs: number;
+  blockPeriodSeconds: number;
+  requestTimeoutMs: number;
+  /** Besu's xemptyblockperiodseconds, 0 = off. */
+  emptyBlockPeriodSeconds: number;
+}
+
+export interface CoreConfig {
+  privateKey: Uint8Array;
+  address: Hex;
+  earlyRoundChange: boolean;
+  layout: WireLayout;
+  /** Highest round number accepted at all (bounds memory against hostile round numbers). */
+  maxRound: number;
+  /** Messages for rounds further than this ahead of the current round are ignored. */
+  maxRoundsAhead: number;
+}
+
+export type CoreEvent =
+  | { type: 'newHeight'; nowMs: number; ctx: HeightContext }
+  | { type: 'blockTimerExpired'; nowMs: number; height: number }
+  | { type: 'roundTimerExpired'; nowMs: number; height: number; round: number }
+  | { type: 'blockCreated'; nowMs: number; height: number; round: number; block: ProposedBlock }
+  | { type: 'proposal'; nowMs: number; message: ProposalMessage; block: ProposedBlock | undefined }
+  | { type: 'prepare'; nowMs: number; message: PrepareMessage }
+  | { type: 'commit'; nowMs: number; message: CommitMessage }
+  | {
+      type: 'roundChange';
+      nowMs: number;
+      message: RoundChangeMessage;
+      /** The prepared block it carries, validated; undefined when none or invalid (see blockInvalid). */
+      block: ProposedBlock | undefined;
+      blockInvalid?: boolean;
+    };
+
+export type CoreAction =
+  | { type: 'broadcast'; message: QbftMessage }
+  | { type: 'setBlockTimer'; height: number; atMs: number }
+  | { type: 'setRoundTimer'; height: number; round: number; delayMs: number }
+  | { type: 'cancelRoundTimer'; height: number }
+  | {
+      type: 'createBlock';
+      height: number;
+      round: number;
+      timestampSeconds: number;
+      /** Re-propose this prepared block with the round replaced instead of building a new one. */
+      repropose?: ProposedBlock;
+    }
+  | { type: 'commitBlock'; height: number; round: number; block: ProposedBlock; seals: Uint8Array[] }
+  | { type: 'trace'; kind: string; fields: Record<string, unknown> };

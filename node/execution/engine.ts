@@ -1,0 +1,796 @@
+/**
+ * Block building and block import on the @ethereumjs VM, for QBFT.
+ *
+ * - One loop (`applyBody`) over `runTx` does both building and re-execution, so a block built
+ *   here and re-executed elsewhere give identical state roots, receipts roots, blooms and gas.
+ *   The stock `buildBlock`/`addTransaction` re-runs every earlier transaction on each add
+ *   (quadratic); `runBlock` pays a proof-of-work reward whenever the Common says PoW. Neither is
+ *   used: the engine never pays any reward of the library's; the QBFT block reward is applied by
+ *   us, after the transactions (Besu's order), to the address the caller names.
+ * - QBFT block hashes are computed by the chain layer, never by `block.hash()`: parent hashes
+ *   come in as parameters, BLOCKHASH is answered from the caller's lookup.
+ * - Transaction fees (priority fee, or gas price minus base fee) go to `feeRecipient`, which is
+ *   what Besu calls the mining beneficiary (genesis `miningbeneficiary`, else the coinbase). As
+ *   in Besu, the COINBASE opcode returns that beneficiary too.
+ * - Empty blocks without a reward skip the VM entirely: their state root is the parent's.
+ * - State lives in a `TrieNodeStore` (see state-db.ts) that keeps the most recent state roots
+ *   re-openable and sweeps everything else once the store has doubled.
+ *
+ * Supported forks: Frontier..Cancun. Prague and later (EIP-7685 requests) are refused with
+ * UNSUPPORTED_FORK. Blob transactions are not accepted (QBFT networks carry no blobs).
+ */
+import { Block, BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  Account,
+  KECCAK256_RLP,
+  ValueEncoding,
+  createAddressFromString,
+  createZeroAddress,
+} from '@ethereumjs/util';
+import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
+import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
+import { customCrypto } from './crypto-plugin.ts';
+import { txChainId, useFastCrypto } from './tx-utils.ts';
+import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
+
+export type { TxReceipt } from '@ethereumjs/vm';
+export { txChainId, useFastCrypto } from './tx-utils.ts';
+
+/** QBFT block reward; amount 0 = none. */
+export interface Reward {
+  to: Hex;
+  amountWei: bigint;
+}
+
+/** Looks up the QBFT (on-chain) hash of an ancestor by number, for BLOCKHASH. */
+export type BlockHashLookup = (number: bigint) => Uint8Array | undefined;
+
+export interface BuildRequest {
+  parent: Block;
+  /** QBFT on-chain hash of the parent. */
+  parentHash: Uint8Array;
+  number: bigint;
+  /** Seconds, virtual. */
+  timestamp: number;
+  coinbase: Hex;
+  extraData: Uint8Array;
+  mixHash: Uint8Array;
+  /** Default: the parent's gas limit (Besu keeps it when the target equals the current limit). */
+  gasLimit?: bigint;
+  /** Candidates in order; invalid ones are skipped and reported. */
+  transactions: TypedTransaction[];
+  reward?: Reward;
+  /** Who receives transaction fees: Besu's mining beneficiary. Default: `coinbase`. */
+  feeRecipient?: Hex;
+  /** Override the EIP-1559 base fee (genesis `zeroBaseFee` / `fixedBaseFee`). */
+  baseFee?: bigint;
+  /** Ancestor hashes for BLOCKHASH (the parent is known from `parentHash`). */
+  blockHashes?: BlockHashLookup;
+}
+
+export interface SkippedTx {
+  tx: TypedTransaction;
+  /** Besu TransactionInvalidReason-like code, e.g. NONCE_TOO_LOW, UPFRONT_COST_EXCEEDS_BALANCE. */
+  reason: string;
+  message: string;
+}
+
+export interface BuildResult {
+  block: Block;
+  receipts: TxReceipt[];
+  skipped: SkippedTx[];
+}
+
+export interface ImportResult {
+  receipts: TxReceipt[];
+  stateRoot: Uint8Array;
+  gasUsed: bigint;
+}
+
+export interface ExecuteOptions {
+  feeRecipient?: Hex;
+  blockHashes?: BlockHashLookup;
+}
+
+export type ExecutionErrorReason =
+  | 'UNKNOWN_PARENT_STATE'
+  | 'UNSUPPORTED_FORK'
+  | 'INVALID_TRANSACTION'
+  | 'INVALID_TRANSACTIONS_ROOT'
+  | 'INVALID_WITHDRAWALS'
+  | 'INVALID_BLOB_GAS'
+  | 'GAS_LIMIT_EXCEEDED'
+  | 'INVALID_GAS_USED'
+  | 'INVALID_RECEIPTS_ROOT'
+  | 'INVALID_LOGS_BLOOM'
+  | 'INVALID_STATE_ROOT';
+
+export class ExecutionError extends Error {
+  constructor(
+    readonly reason: ExecutionErrorReason,
+    message: string,
+  ) {
+    super(`${reason}: ${message}`);
+    this.name = 'ExecutionError';
+  }
+}
+
+export interface AccountInfo {
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Uint8Array;
+  storageRoot: Uint8Array;
+}
+
+/** Block context for `call`: a header, or the few fields the EVM reads. */
+export type CallContext =
+  | BlockHeader
+  | {
+      number: bigint;
+      timestamp: bigint | number;
+      gasLimit?: bigint;
+      baseFeePerGas?: bigint;
+      coinbase?: Hex;
+      mixHash?: Uint8Array;
+      difficulty?: bigint;
+    };
+
+export interface CallResult {
+  returnValue: Uint8Array;
+  gasUsed: bigint;
+  /** EVM exception ('revert', 'out of gas', ...) or an error before execution. */
+  error?: string;
+  logs?: Array<[Uint8Array, Uint8Array[], Uint8Array]>;
+}
+
+export interface CallOptions {
+  value?: bigint;
+  gasLimit?: bigint;
+  blockHashes?: BlockHashLookup;
+}
+
+export interface ExecutionEngineOptions {
+  common: Common;
+  /** Writes the genesis allocation into the (empty) state manager and returns its state root. */
+  writeGenesis: (stateManager: MerkleStateManager) => Promise<Uint8Array>;
+  /** When given, must equal what `writeGenesis` returns. */
+  genesisStateRoot?: Uint8Array;
+  /** Share one node store among the engines of a simulated world (content-addressed). */
+  store?: TrieNodeStore;
+  /** How many recent state roots stay re-openable (default 256; the genesis root is pinned). */
+  retainRoots?: number;
+  /** Default ancestor-hash lookup for BLOCKHASH (QBFT hashes). Unknown -> zero hash. */
+  blockHashes?: BlockHashLookup;
+  /** Base fee of the London fork block when London activates after genesis (default 1 gwei). */
+  initialBaseFee?: bigint;
+  /** Clear the state manager's caches past this many cached accounts (default 100,000). */
+  maxCachedAccounts?: number;
+}
+
+const ZERO32 = new Uint8Array(32);
+const ZERO_BLOOM = new Uint8Array(256);
+const ZERO_NONCE = new Uint8Array(8);
+const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
+const DEFAULT_INITIAL_BASE_FEE = 1_000_000_000n;
+
+/** EIP-1559 base fee of the block after `parent` (Besu's LondonFeeMarket.computeBaseFee). */
+export function computeBaseFee(parentBaseFee: bigint, parentGasUsed: bigint, parentGasLimit: bigint): bigint {
+  const target = parentGasLimit / 2n;
+  if (target === 0n || parentGasUsed === target) return parentBaseFee;
+  if (parentGasUsed > target) {
+    const delta = (parentBaseFee * (parentGasUsed - target)) / target / 8n;
+    return parentBaseFee + (delta > 1n ? delta : 1n);
+  }
+  const delta = (parentBaseFee * (target - parentGasUsed)) / target / 8n;
+  return parentBaseFee - delta;
+}
+
+/** Serializes async work on one VM: FIFO, deterministic. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+}
+
+/** The EVM's `blockchain`: answers BLOCKHASH with QBFT hashes. */
+class HashLookupChain {
+  parent?: { number: bigint; hash: Uint8Array };
+  lookup?: BlockHashLookup;
+  fallback?: BlockHashLookup;
+  async getBlock(n: number): Promise<{ hash(): Uint8Array }> {
+    const num = BigInt(n);
+    let h: Uint8Array | undefined;
+    if (this.parent && this.parent.number === num) h = this.parent.hash;
+    h ??= this.lookup?.(num) ?? this.fallback?.(num);
+    const hash = h ?? ZERO32;
+    return { hash: () => hash };
+  }
+  async putBlock(): Promise<void> {}
+  shallowCopy(): HashLookupChain {
+    return this;
+  }
+}
+
+interface VmSlot {
+  vm: VM;
+  sm: MerkleStateManager;
+  chain: HashLookupChain;
+  common: Common;
+  /** The state root the state manager is positioned at (and its caches describe), if known. */
+  root?: Uint8Array;
+  mutex: Mutex;
+}
+
+interface BodyResult {
+  included: TypedTransaction[];
+  receipts: TxReceipt[];
+  skipped: SkippedTx[];
+  gasUsed: bigint;
+  bloom: Uint8Array;
+  stateRoot: Uint8Array;
+}
+
+function makeStateManager(common: Common, store: TrieNodeStore): MerkleStateManager {
+  const trie = new MerklePatriciaTrie({
+    db: store,
+    useKeyHashing: true,
+    valueEncoding: ValueEncoding.Bytes,
+    common,
+  });
+  return new MerkleStateManager({ common, trie, caches: new Caches() });
+}
+
+/** Maps a runTx error message to a Besu TransactionInvalidReason-like code. */
+export function classifyTxError(tx: TypedTransaction, message: string, accountNonce?: bigint): string {
+  if (message.includes("doesn't have the correct nonce")) {
+    const m = /account has nonce of: (\d+)/.exec(message);
+    const n = m ? BigInt(m[1]) : accountNonce;
+    return n !== undefined && tx.nonce < n ? 'NONCE_TOO_LOW' : 'NONCE_TOO_HIGH';
+  }
+  if (message.includes("doesn't have enough funds")) return 'UPFRONT_COST_EXCEEDS_BALANCE';
+  if (message.includes("is less than the block's baseFeePerGas")) return 'GAS_PRICE_BELOW_CURRENT_BASE_FEE';
+  if (message.includes('INTRINSIC_GAS_TOO_LOW')) return 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT';
+  if (message.includes('Invalid Signature') || message.includes('invalid signature')) return 'INVALID_SIGNATURE';
+  if (message.includes('EIP-3607')) return 'TX_SENDER_NOT_AUTHORIZED';
+  if (message.includes('higher gas limit than the block')) return 'EXCEEDS_BLOCK_GAS_LIMIT';
+  if (message.includes('initcode size')) return 'INITCODE_TOO_LARGE';
+  if (message.includes('EIP 1559 is not activated') || message.includes('EIP 2930 is not activated'))
+    return 'INVALID_TRANSACTION_FORMAT';
+  return 'INTERNAL_ERROR';
+}
+
+export class ExecutionEngine {
+  readonly store: TrieNodeStore;
+  readonly retention: RootRetention;
+  readonly genesisStateRoot: Uint8Array;
+  private readonly main: VmSlot;
+  private readonly reader: VmSlot;
+  private readonly initialBaseFee: bigint;
+  private readonly maxCachedAccounts: number;
+  private readonly releaseRetainer: () => void;
+  /** Counters for diagnostics and tests. */
+  readonly stats = { built: 0, executed: 0, fastPath: 0, txsRun: 0 };
+
+  private constructor(
+    private readonly common: Common,
+    store: TrieNodeStore,
+    main: VmSlot,
+    reader: VmSlot,
+    genesisRoot: Uint8Array,
+    opts: ExecutionEngineOptions,
+  ) {
+    this.store = store;
+    this.main = main;
+    this.reader = reader;
+    this.genesisStateRoot = genesisRoot;
+    this.retention = new RootRetention(opts.retainRoots ?? 256);
+    this.retention.pin(genesisRoot);
+    this.releaseRetainer = store.addRetainer(() => this.retention.roots());
+    this.initialBaseFee = opts.initialBaseFee ?? DEFAULT_INITIAL_BASE_FEE;
+    this.maxCachedAccounts = opts.maxCachedAccounts ?? 100_000;
+  }
+
+  static async create(opts: ExecutionEngineOptions): Promise<ExecutionEngine> {
+    const store = opts.store ?? new TrieNodeStore();
+    const main = await ExecutionEngine.makeSlot(opts.common, store, opts.blockHashes);
+    const reader = await ExecutionEngine.makeSlot(opts.common, store, opts.blockHashes);
+    store.beginWork();
+    let root: Uint8Array;
+    try {
+      root = await opts.writeGenesis(main.sm);
+      await main.sm.getStateRoot(); // flush caches into the trie
+      root = await main.sm.getStateRoot();
+    } finally {
+      store.endWork();
+    }
+    if (opts.genesisStateRoot && !equalBytes(opts.genesisStateRoot, root))
+      throw new Error(
+        `genesis state root mismatch: expected ${bytesToHex(opts.genesisStateRoot)}, wrote ${bytesToHex(root)}`,
+      );
+    main.root = root;
+    return new ExecutionEngine(opts.common, store, main, reader, root, opts);
+  }
+
+  private static async makeSlot(common: Common, store: TrieNodeStore, fallback?: BlockHashLookup): Promise<VmSlot> {
+    const vmCommon = common.copy();
+    (vmCommon as unknown as { customCrypto: typeof customCrypto }).customCrypto = {
+      ...common.customCrypto,
+      ...customCrypto,
+    };
+    const sm = makeStateManager(vmCommon, store);
+    const chain = new HashLookupChain();
+    chain.fallback = fallback;
+    const vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: chain as never });
+    return { vm, sm, chain, common: vmCommon, mutex: new Mutex() };
+  }
+
+  /** Stops retaining this engine's roots in a shared store. */
+  close(): void {
+    this.releaseRetainer();
+  }
+
+  // ---- public API -------------------------------------------------------------------------------
+
+  /** Builds a block on `req.parent` with the valid candidates, in order (linear: one runTx each). */
+  buildBlock(req: BuildRequest): Promise<BuildResult> {
+    return this.main.mutex.run(() => this.buildLocked(req));
+  }
+
+  /**
+   * Re-executes a received block on its parent's state and checks every execution-dependent
+   * header field (state root, receipts root, bloom, gas used, transactions root, withdrawals).
+   * Header rules that need the parent header (base fee, gas limit bounds, timestamps, extraData,
+   * seals) are the chain/consensus layer's.
+   */
+  executeBlock(block: Block, parentStateRoot: Uint8Array, reward?: Reward, opts: ExecuteOptions = {}): Promise<ImportResult> {
+    return this.main.mutex.run(() => this.executeLocked(block, parentStateRoot, reward, opts));
+  }
+
+  /** eth_call-like: runs a message call on `stateRoot`, discards every state change. */
+  call(stateRoot: Uint8Array, ctx: CallContext, to: Hex, data: Uint8Array, from?: Hex, opts: CallOptions = {}): Promise<CallResult> {
+    return this.reader.mutex.run(() => this.callLocked(stateRoot, ctx, to, data, from, opts));
+  }
+
+  getAccount(stateRoot: Uint8Array, address: Hex): Promise<AccountInfo | undefined> {
+    return this.reader.mutex.run(async () => {
+      await this.position(this.reader, stateRoot);
+      const a = await this.reader.sm.getAccount(createAddressFromString(address));
+      if (!a) return undefined;
+      return { nonce: a.nonce, balance: a.balance, codeHash: a.codeHash, storageRoot: a.storageRoot };
+    });
+  }
+
+  getCode(stateRoot: Uint8Array, address: Hex): Promise<Uint8Array> {
+    return this.reader.mutex.run(async () => {
+      await this.position(this.reader, stateRoot);
+      return this.reader.sm.getCode(createAddressFromString(address));
+    });
+  }
+
+  /** Storage slot value, left-padded to 32 bytes (as eth_getStorageAt returns it). */
+  getStorage(stateRoot: Uint8Array, address: Hex, slot: Uint8Array | bigint): Promise<Uint8Array> {
+    const key = typeof slot === 'bigint' ? bigintTo32(slot) : leftPad32(slot);
+    return this.reader.mutex.run(async () => {
+      await this.position(this.reader, stateRoot);
+      const v = await this.reader.sm.getStorage(createAddressFromString(address), key);
+      return leftPad32(v);
+    });
+  }
+
+  /** True when `stateRoot` can be opened (retained, or not yet swept). */
+  hasState(stateRoot: Uint8Array): boolean {
+    return this.store.hasRoot(stateRoot);
+  }
+
+  /** Keep a state root re-openable until `unpin` (e.g. the finalized head, a long RPC session). */
+  pin(stateRoot: Uint8Array): void {
+    this.retention.pin(stateRoot);
+  }
+
+  unpin(stateRoot: Uint8Array): void {
+    this.retention.unpin(stateRoot);
+  }
+
+  /** Forces a sweep of the node store now (normally automatic). */
+  prune(): PruneStats {
+    return this.store.prune();
+  }
+
+  /** Base fee for block `number` on top of `parent` (undefined before London). */
+  nextBaseFee(parent: BlockHeader, number: bigint, timestamp: number | bigint): bigint | undefined {
+    const c = this.main.common;
+    c.setHardforkBy({ blockNumber: number, timestamp: BigInt(timestamp) });
+    if (!c.isActivatedEIP(1559)) return undefined;
+    if (parent.baseFeePerGas === undefined) return this.initialBaseFee;
+    return computeBaseFee(parent.baseFeePerGas, parent.gasUsed, parent.gasLimit);
+  }
+
+  // ---- internals --------------------------------------------------------------------------------
+
+  private async buildLocked(req: BuildRequest): Promise<BuildResult> {
+    const parentRoot = req.parent.header.stateRoot;
+    this.requireState(parentRoot);
+    const c = this.setFork(this.main, req.number, req.timestamp);
+    const gasLimit = req.gasLimit ?? req.parent.header.gasLimit;
+    const baseFee = c.isActivatedEIP(1559)
+      ? (req.baseFee ?? this.nextBaseFeeFor(req.parent.header))
+      : undefined;
+    const shanghai = c.isActivatedEIP(4895);
+    const cancun = c.isActivatedEIP(4844);
+    const headerData = {
+      parentHash: req.parentHash,
+      coinbase: req.coinbase,
+      difficulty: 1n,
+      number: req.number,
+      gasLimit,
+      timestamp: BigInt(req.timestamp),
+      extraData: req.extraData,
+      mixHash: req.mixHash,
+      nonce: ZERO_NONCE,
+      baseFeePerGas: baseFee,
+      withdrawalsRoot: shanghai ? KECCAK256_RLP : undefined,
+      blobGasUsed: cancun ? 0n : undefined,
+      excessBlobGas: cancun ? req.parent.header.calcNextExcessBlobGas(c) : undefined,
+      parentBeaconBlockRoot: c.isActivatedEIP(4788) ? ZERO32 : undefined,
+    };
+    const reward = req.reward && req.reward.amountWei > 0n ? req.reward : undefined;
+
+    let body: BodyResult;
+    if (req.transactions.length === 0 && !reward && !(await this.hasSystemWrites(c, parentRoot))) {
+      this.stats.fastPath++;
+      body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentRoot };
+    } else {
+      const ctx = this.contextBlock(c, { ...headerData, coinbase: req.feeRecipient ?? req.coinbase });
+      this.main.chain.parent = { number: req.number - 1n, hash: req.parentHash };
+      this.main.chain.lookup = req.blockHashes;
+      body = await this.applyBody(ctx, req.transactions, 'build', parentRoot, reward);
+    }
+    const transactionsTrie =
+      body.included.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(body.included, this.newTrie(c));
+    const receiptTrie = await this.receiptsRoot(c, body.included, body.receipts);
+    const header = createBlockHeader(
+      {
+        ...headerData,
+        stateRoot: body.stateRoot,
+        transactionsTrie,
+        receiptTrie,
+        logsBloom: body.bloom,
+        gasUsed: body.gasUsed,
+      },
+      { common: c, skipConsensusFormatValidation: true },
+    );
+    const block = new Block(header, body.included, [], shanghai ? [] : undefined, {
+      common: c,
+      skipConsensusFormatValidation: true,
+    });
+    this.retention.touch(body.stateRoot);
+    this.stats.built++;
+    this.store.maybePrune();
+    return { block, receipts: body.receipts, skipped: body.skipped };
+  }
+
+  private async executeLocked(
+    block: Block,
+    parentStateRoot: Uint8Array,
+    rewardIn: Reward | undefined,
+    opts: ExecuteOptions,
+  ): Promise<ImportResult> {
+    const h = block.header;
+    this.requireState(parentStateRoot);
+    const c = this.setFork(this.main, h.number, h.timestamp);
+    const reward = rewardIn && rewardIn.amountWei > 0n ? rewardIn : undefined;
+
+    // body-level checks that need no execution
+    if (c.isActivatedEIP(4895)) {
+      if ((block.withdrawals?.length ?? 0) !== 0 || !h.withdrawalsRoot || !equalBytes(h.withdrawalsRoot, KECCAK256_RLP))
+        throw new ExecutionError('INVALID_WITHDRAWALS', 'QBFT blocks carry no withdrawals');
+    }
+    if (c.isActivatedEIP(4844) && h.blobGasUsed !== 0n)
+      throw new ExecutionError('INVALID_BLOB_GAS', `blobGasUsed ${h.blobGasUsed}, expected 0`);
+    const txRoot =
+      block.transactions.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(block.transactions, this.newTrie(c));
+    if (!equalBytes(txRoot, h.transactionsTrie))
+      throw new ExecutionError('INVALID_TRANSACTIONS_ROOT', `got ${bytesToHex(txRoot)}, header ${bytesToHex(h.transactionsTrie)}`);
+
+    let body: BodyResult;
+    if (block.transactions.length === 0 && !reward && !(await this.hasSystemWrites(c, parentStateRoot))) {
+      this.stats.fastPath++;
+      body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentStateRoot };
+    } else {
+      const ctx = this.contextBlock(c, {
+        parentHash: h.parentHash,
+        coinbase: opts.feeRecipient ?? h.coinbase.toString(),
+        difficulty: h.difficulty,
+        number: h.number,
+        gasLimit: h.gasLimit,
+        timestamp: h.timestamp,
+        extraData: h.extraData,
+        mixHash: h.mixHash,
+        nonce: h.nonce,
+        baseFeePerGas: h.baseFeePerGas,
+        withdrawalsRoot: h.withdrawalsRoot,
+        blobGasUsed: h.blobGasUsed,
+        excessBlobGas: h.excessBlobGas,
+        parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+      });
+      this.main.chain.parent = { number: h.number - 1n, hash: h.parentHash };
+      this.main.chain.lookup = opts.blockHashes;
+      body = await this.applyBody(ctx, block.transactions, 'execute', parentStateRoot, reward);
+    }
+
+    if (body.gasUsed !== h.gasUsed)
+      throw new ExecutionError('INVALID_GAS_USED', `executed ${body.gasUsed}, header ${h.gasUsed}`);
+    const receiptsRoot = await this.receiptsRoot(c, block.transactions, body.receipts);
+    if (!equalBytes(receiptsRoot, h.receiptTrie))
+      throw new ExecutionError('INVALID_RECEIPTS_ROOT', `executed ${bytesToHex(receiptsRoot)}, header ${bytesToHex(h.receiptTrie)}`);
+    if (!equalBytes(body.bloom, h.logsBloom)) throw new ExecutionError('INVALID_LOGS_BLOOM', 'logs bloom differs');
+    if (!equalBytes(body.stateRoot, h.stateRoot))
+      throw new ExecutionError('INVALID_STATE_ROOT', `executed ${bytesToHex(body.stateRoot)}, header ${bytesToHex(h.stateRoot)}`);
+
+    this.retention.touch(body.stateRoot);
+    this.stats.executed++;
+    this.store.maybePrune();
+    return { receipts: body.receipts, stateRoot: body.stateRoot, gasUsed: body.gasUsed };
+  }
+
+  /**
+   * The one transaction loop. 'build' skips invalid candidates; 'execute' throws on the first
+   * invalid transaction. Always leaves the state manager committed at the returned root (or, on a
+   * throw, reverted to the parent's).
+   */
+  private async applyBody(
+    ctx: Block,
+    txs: TypedTransaction[],
+    mode: 'build' | 'execute',
+    parentRoot: Uint8Array,
+    reward: Reward | undefined,
+  ): Promise<BodyResult> {
+    const slot = this.main;
+    const vm = slot.vm;
+    const c = slot.common;
+    const gasLimit = ctx.header.gasLimit;
+    const chainId = c.chainId();
+    this.store.beginWork();
+    try {
+      await this.position(slot, parentRoot);
+      await vm.evm.journal.checkpoint();
+      const included: TypedTransaction[] = [];
+      const receipts: TxReceipt[] = [];
+      const skipped: SkippedTx[] = [];
+      const bloom = new Bloom(undefined, c);
+      let gasUsed = 0n;
+      let receiptGas = 0n;
+      try {
+        if (c.isActivatedEIP(4788)) await this.beaconRootSystemCall(ctx);
+        for (let i = 0; i < txs.length; i++) {
+          const tx = txs[i];
+          const reject = (reason: string, message: string): void => {
+            if (mode === 'execute') throw new ExecutionError('INVALID_TRANSACTION', `tx ${i}: ${reason}: ${message}`);
+            skipped.push({ tx, reason, message });
+          };
+          if (tx.type === TransactionType.BlobEIP4844) {
+            reject('INVALID_TRANSACTION_FORMAT', 'blob transactions are not supported');
+            continue;
+          }
+          const txChain = txChainId(tx);
+          if (txChain !== undefined && txChain !== chainId) {
+            reject('WRONG_CHAIN_ID', `transaction chain id ${txChain}, chain ${chainId}`);
+            continue;
+          }
+          if (tx.gasLimit > gasLimit - gasUsed) {
+            if (mode === 'execute')
+              throw new ExecutionError('GAS_LIMIT_EXCEEDED', `tx ${i}: gas limit ${tx.gasLimit} over the ${gasLimit - gasUsed} left`);
+            reject('EXCEEDS_BLOCK_GAS_LIMIT', `gas limit ${tx.gasLimit} over the ${gasLimit - gasUsed} left in the block`);
+            continue;
+          }
+          useFastCrypto(tx);
+          let res: RunTxResult;
+          try {
+            res = await runTx(vm, { tx, block: ctx, blockGasUsed: receiptGas });
+          } catch (e) {
+            const message = e instanceof Error ? e.message : String(e);
+            reject(classifyTxError(tx, message), message);
+            continue;
+          }
+          this.stats.txsRun++;
+          gasUsed += res.blockGasSpent ?? res.totalGasSpent;
+          receiptGas += res.totalGasSpent;
+          bloom.or(res.bloom);
+          receipts.push(res.receipt);
+          included.push(tx);
+        }
+        if (reward) {
+          const to = createAddressFromString(reward.to);
+          const account = (await vm.stateManager.getAccount(to)) ?? new Account();
+          account.balance += reward.amountWei;
+          await vm.evm.journal.putAccount(to, account);
+          await vm.evm.journal.cleanup();
+        }
+        await vm.evm.journal.commit();
+      } catch (e) {
+        await vm.evm.journal.revert();
+        slot.root = undefined; // be safe: re-open the parent state next time
+        throw e;
+      }
+      const stateRoot = await slot.sm.getStateRoot();
+      slot.root = stateRoot;
+      this.trimCaches(slot);
+      return { included, receipts, skipped, gasUsed, bloom: bloom.bitvector, stateRoot };
+    } finally {
+      this.store.endWork();
+    }
+  }
+
+  private async callLocked(
+    stateRoot: Uint8Array,
+    ctxIn: CallContext,
+    to: Hex,
+    data: Uint8Array,
+    from: Hex | undefined,
+    opts: CallOptions,
+  ): Promise<CallResult> {
+    const slot = this.reader;
+    const number = ctxIn.number;
+    const timestamp = BigInt(ctxIn.timestamp);
+    const c = this.setFork(slot, number, timestamp);
+    const gasLimit = opts.gasLimit ?? ctxIn.gasLimit ?? 30_000_000n;
+    const isHeader = ctxIn instanceof BlockHeader;
+    const ctx = this.contextBlock(c, {
+      number,
+      timestamp,
+      gasLimit: ctxIn.gasLimit ?? gasLimit,
+      coinbase: isHeader ? ctxIn.coinbase.toString() : (ctxIn.coinbase ?? createZeroAddress().toString()),
+      difficulty: isHeader ? ctxIn.difficulty : (ctxIn.difficulty ?? 1n),
+      mixHash: ctxIn.mixHash ?? ZERO32,
+      baseFeePerGas: c.isActivatedEIP(1559) ? (ctxIn.baseFeePerGas ?? 0n) : undefined,
+      excessBlobGas: c.isActivatedEIP(4844) ? ((isHeader ? ctxIn.excessBlobGas : undefined) ?? 0n) : undefined,
+      blobGasUsed: c.isActivatedEIP(4844) ? 0n : undefined,
+      parentBeaconBlockRoot: c.isActivatedEIP(4788) ? ZERO32 : undefined,
+      withdrawalsRoot: c.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+    });
+    slot.chain.parent = isHeader ? { number: number - 1n, hash: ctxIn.parentHash } : undefined;
+    slot.chain.lookup = opts.blockHashes;
+    this.requireState(stateRoot);
+    await this.position(slot, stateRoot);
+    const vm = slot.vm;
+    const caller = from ? createAddressFromString(from) : createZeroAddress();
+    const target = createAddressFromString(to);
+    // intrinsic gas as a transaction would pay it (eth_call reports it too)
+    let intrinsic = 21_000n;
+    for (const b of data) intrinsic += b === 0 ? 4n : c.gteHardfork('istanbul') ? 16n : 68n;
+    await vm.evm.journal.checkpoint();
+    try {
+      if (c.isActivatedEIP(2929)) {
+        for (const [addr] of vm.evm.precompiles) vm.evm.journal.addAlwaysWarmAddress(addr);
+        vm.evm.journal.addAlwaysWarmAddress(caller.toString().slice(2));
+        vm.evm.journal.addAlwaysWarmAddress(target.toString().slice(2));
+      }
+      const res = await vm.evm.runCall({
+        block: ctx,
+        caller,
+        to: target,
+        data,
+        value: opts.value ?? 0n,
+        gasLimit: gasLimit > intrinsic ? gasLimit - intrinsic : 0n,
+        gasPrice: 0n,
+        origin: caller,
+      });
+      const ex = res.execResult;
+      return {
+        returnValue: ex.returnValue,
+        gasUsed: intrinsic + ex.executionGasUsed,
+        error: ex.exceptionError?.error,
+        logs: ex.logs as CallResult['logs'],
+      };
+    } catch (e) {
+      return { returnValue: new Uint8Array(0), gasUsed: 0n, error: e instanceof Error ? e.message : String(e) };
+    } finally {
+      await vm.evm.journal.revert();
+      vm.evm.journal.cleanJournal();
+    }
+  }
+
+  /** Positions a slot's state manager at `root` (no-op when already there). */
+  private async position(slot: VmSlot, root: Uint8Array): Promise<void> {
+    if (slot.root && equalBytes(slot.root, root)) return;
+    this.requireState(root);
+    try {
+      await slot.sm.setStateRoot(root, true);
+    } catch (e) {
+      throw new ExecutionError('UNKNOWN_PARENT_STATE', `cannot open state ${bytesToHex(root)}: ${(e as Error).message}`);
+    }
+    slot.root = root.slice();
+  }
+
+  private requireState(root: Uint8Array): void {
+    if (!this.store.hasRoot(root))
+      throw new ExecutionError('UNKNOWN_PARENT_STATE', `state ${bytesToHex(root)} is not available (never computed here, or pruned)`);
+  }
+
+  private setFork(slot: VmSlot, number: bigint, timestamp: number | bigint): Common {
+    const c = slot.common;
+    c.setHardforkBy({ blockNumber: number, timestamp: BigInt(timestamp) });
+    if (c.isActivatedEIP(7685))
+      throw new ExecutionError('UNSUPPORTED_FORK', `${c.hardfork()} (EIP-7685 requests) is not supported by this engine`);
+    return c;
+  }
+
+  private nextBaseFeeFor(parent: BlockHeader): bigint {
+    if (parent.baseFeePerGas === undefined) return this.initialBaseFee;
+    return computeBaseFee(parent.baseFeePerGas, parent.gasUsed, parent.gasLimit);
+  }
+
+  private contextBlock(c: Common, data: Record<string, unknown>): Block {
+    const header = createBlockHeader(data as never, { common: c, skipConsensusFormatValidation: true });
+    return new Block(header, [], [], undefined, { common: c, skipConsensusFormatValidation: true });
+  }
+
+  private newTrie(c: Common): MerklePatriciaTrie {
+    return new MerklePatriciaTrie({ common: c });
+  }
+
+  private async receiptsRoot(c: Common, txs: TypedTransaction[], receipts: TxReceipt[]): Promise<Uint8Array> {
+    if (receipts.length === 0) return KECCAK256_RLP;
+    const trie = this.newTrie(c);
+    for (let i = 0; i < receipts.length; i++) await trie.put(RLP.encode(i), encodeReceipt(receipts[i], txs[i].type));
+    return trie.root();
+  }
+
+  /** EIP-4788: only writes when the beacon-roots contract has code (never in a plain QBFT genesis). */
+  private async hasSystemWrites(c: Common, root: Uint8Array): Promise<boolean> {
+    if (!c.isActivatedEIP(4788)) return false;
+    return this.reader.mutex.run(async () => {
+      await this.position(this.reader, root);
+      return (await this.reader.sm.getCode(BEACON_ROOTS_ADDRESS)).length > 0;
+    });
+  }
+
+  private async beaconRootSystemCall(ctx: Block): Promise<void> {
+    const vm = this.main.vm;
+    const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS);
+    if (code.length === 0) return;
+    const ts = ctx.header.timestamp;
+    const len = BigInt(vm.common.param('historicalRootsLength'));
+    const idx = ts % len;
+    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx), bigintToMinimal(ts));
+    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx + len), ctx.header.parentBeaconBlockRoot ?? ZERO32);
+    await vm.evm.journal.cleanup();
+  }
+
+  private trimCaches(slot: VmSlot): void {
+    const caches = (slot.sm as unknown as { _caches?: { account?: { size(): number } } })._caches;
+    const size = caches?.account?.size?.() ?? 0;
+    if (size > this.maxCachedAccounts) slot.sm.clearCaches();
+  }
+}
+
+function leftPad32(b: Uint8Array): Uint8Array {
+  if (b.length >= 32) return b.subarray(b.length - 32);
+  const out = new Uint8Array(32);
+  out.set(b, 32 - b.length);
+  return out;
+}
+
+function bigintTo32(v: bigint): Uint8Array {
+  return leftPad32(bigintToMinimal(v));
+}
+
+function bigintToMinimal(v: bigint): Uint8Array {
+  const out: number[] = [];
+  while (v > 0n) {
+    out.unshift(Number(v & 0xffn));
+    v >>= 8n;
+  }
+  return Uint8Array.from(out);
+}

@@ -1,0 +1,416 @@
+/**
+ * The composition root: one QBFT node built from its config and the runtime ports. The simulator
+ * and the live CLI both build nodes here; nothing below this file knows which world it runs in.
+ */
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { bytesToHex, hexToBytes, type Hex } from './crypto/bytes.ts';
+import { privateKeyToAddress } from './crypto/secp256k1.ts';
+import { blockFromRlp, committedSealHash, onchainBlockHash, withExtraData, extraDataOf } from './chain/block-hashing.ts';
+import { Chain, type ChainEntry, type ReorgEvent } from './chain/chain.ts';
+import { createCommonFromGenesis } from './chain/common.ts';
+import { QbftForkSchedule } from './chain/fork-schedule.ts';
+import type { Genesis } from './chain/genesis.ts';
+import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
+import { EXPECTED_MIX_HASH, validateHeader, type HeaderFacts } from './chain/header-rules.ts';
+import { encodeExtraData, vanityFrom, type QbftExtraData } from './chain/extra-data.ts';
+import { QbftService } from './consensus/qbft-service.ts';
+import type { HeightContext } from './consensus/qbft/core-types.ts';
+import type { WireLayout } from './consensus/qbft/messages.ts';
+import { recoverAddressCached } from './consensus/qbft/signer-cache.ts';
+import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
+import { proposedBlockFrom, type NodeProposedBlock } from './consensus/proposed-block.ts';
+import { ExecutionEngine, type Reward } from './execution/engine.ts';
+import { TxPool } from './execution/tx-pool.ts';
+import { BlockSync } from './p2p/block-sync.ts';
+import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
+import { ValidatorSets } from './validator-sets.ts';
+import { utf8ToBytes } from './crypto/bytes.ts';
+
+export interface NodeConfig {
+  name: string;
+  genesis: Genesis;
+  privateKey: Uint8Array;
+  earlyRoundChange?: boolean;
+  layout?: WireLayout;
+  /** Re-gossip QBFT messages (Besu does). */
+  gossip?: boolean;
+  /** Source of the 32-byte extraData vanity (Besu: --miner-extra-data). */
+  minerExtraData?: Uint8Array;
+  minGasPrice?: bigint;
+}
+
+export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };
+
+export interface NodeEvents {
+  onHead?(entry: ChainEntry, reorg: ReorgEvent): void;
+}
+
+const MAX_ROUND = 1_000;
+const MIX_HASH = hexToBytes(EXPECTED_MIX_HASH);
+const MAX_ROUNDS_AHEAD = 10;
+
+export class QbftNode {
+  readonly address: Hex;
+  readonly common: Common;
+  readonly schedule: QbftForkSchedule;
+  readonly votes = new VoteProposer();
+  chain!: Chain;
+  engine!: ExecutionEngine;
+  pool!: TxPool;
+  validators!: ValidatorSets;
+  sync!: BlockSync;
+  qbft!: QbftService;
+  readonly listeners: NodeEvents[] = [];
+  private readonly executed = new Set<Hex>();
+  private readonly proposalCache = new Map<Hex, NodeProposedBlock | null>();
+  private readonly vanity: Uint8Array;
+  private stopped = false;
+
+  constructor(
+    readonly config: NodeConfig,
+    readonly runtime: Runtime,
+  ) {
+    this.address = privateKeyToAddress(config.privateKey);
+    this.common = createCommonFromGenesis(config.genesis);
+    this.schedule = new QbftForkSchedule(config.genesis);
+    this.vanity = vanityFrom(config.minerExtraData ?? utf8ToBytes('qbft-lab'));
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  async start(): Promise<void> {
+    const { genesis } = this.config;
+    const { runtime } = this;
+    this.engine = await ExecutionEngine.create({ common: this.common, writeGenesis: (sm) => writeGenesisState(sm, genesis) });
+    const genesisBlock = await createGenesisBlock(genesis, this.common);
+    this.chain = await Chain.open(runtime.store, genesisBlock, this.common);
+    this.validators = new ValidatorSets(
+      this.schedule,
+      extraDataOf(genesisBlock.header).validators,
+      genesis.qbft.epochLength,
+      (hash) => this.chain.get(hash),
+      {
+        callAt: async (entry, to, data) => {
+          const result = await this.engine.call(entry.block.header.stateRoot, entry.block.header, to, data);
+          if (result.error) throw new Error(`validator contract call failed: ${result.error}`);
+          return result.returnValue;
+        },
+      },
+    );
+    await this.replayStoredChain();
+    this.pool = new TxPool(
+      { minGasPrice: this.config.minGasPrice ?? 0n },
+      {
+        chainId: genesis.chainId,
+        common: this.common,
+        getAccount: async (address) => (await this.engine.getAccount(this.chain.head().block.header.stateRoot, address)) ?? { nonce: 0n, balance: 0n },
+        baseFee: () => this.nextBaseFee(),
+      },
+    );
+    this.sync = new BlockSync({
+      transport: runtime.transport,
+      timers: runtime.timers,
+      log: runtime.log,
+      chain: {
+        networkId: genesis.chainId,
+        genesisHash: this.chain.genesis.hash,
+        head: () => {
+          const h = this.chain.head();
+          return { number: h.number, hash: h.hash, td: h.td };
+        },
+        hasBlock: (hash) => this.chain.has(hash),
+        canonicalHashAt: (n) => this.chain.canonicalAt(n)?.hash,
+        blockByHash: (hash) => this.chain.get(hash)?.block,
+      },
+      sink: { importBlock: (block) => this.importBlock(block) },
+      common: this.common,
+    });
+    this.sync.onTransactions = (_peer, raws) => {
+      for (const raw of raws) void this.pool.add(raw);
+    };
+    const cfg = this.config;
+    this.qbft = new QbftService({
+      cfg: {
+        privateKey: cfg.privateKey,
+        address: this.address,
+        earlyRoundChange: cfg.earlyRoundChange ?? false,
+        layout: cfg.layout ?? 'besu26',
+        maxRound: MAX_ROUND,
+        maxRoundsAhead: MAX_ROUNDS_AHEAD,
+      },
+      clock: runtime.clock,
+      timers: runtime.timers,
+      log: runtime.log,
+      limits: {
+        duplicateMessageLimit: genesis.qbft.duplicateMessageLimit,
+        futureMessagesLimit: genesis.qbft.futureMessagesLimit,
+        futureMessagesMaxDistance: genesis.qbft.futureMessagesMaxDistance,
+      },
+      gossip: cfg.gossip ?? true,
+      validateBlock: (rlp, height) => this.validateProposedBlock(rlp, height),
+      createBlock: (req) => this.createBlock(req),
+      commitBlock: (block, round, seals) => this.commitBlock(block, round, seals),
+      multicast: (code, data, except) => this.multicast({ protocol: 'istanbul', code, data }, except),
+      peerOf: (address) => runtime.transport.peerForAddress?.(address),
+    });
+    runtime.transport.setHandlers({
+      onMessage: (from, message) => this.onWireMessage(from, message),
+      onPeerConnected: (peer) => this.sync.onPeerConnected(peer),
+      onPeerDisconnected: (peer) => this.sync.onPeerDisconnected(peer),
+    });
+    for (const peer of runtime.transport.peers()) this.sync.onPeerConnected(peer);
+    await this.qbft.onNewHead(await this.heightContext(this.chain.head()));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.qbft?.stop();
+  }
+
+  /** Re-executes the stored canonical chain to rebuild state after a restart. */
+  private async replayStoredChain(): Promise<void> {
+    for (let n = 1; n <= this.chain.head().number; n++) {
+      const entry = this.chain.canonicalAt(n)!;
+      const parent = this.chain.canonicalAt(n - 1)!;
+      await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block));
+      this.executed.add(entry.hash);
+    }
+  }
+
+  private onWireMessage(from: PeerId, message: WireMessage): Promise<void> | void {
+    if (this.stopped) return;
+    if (message.protocol === 'istanbul') return this.qbft.onMessage(from, message.code, message.data);
+    return this.sync.onMessage(from, message);
+  }
+
+  private multicast(message: WireMessage, except: PeerId[]): void {
+    for (const peer of this.runtime.transport.peers()) if (!except.includes(peer)) this.runtime.transport.send(peer, message);
+  }
+
+  private nextBaseFee(): bigint | undefined {
+    const head = this.chain.head().block.header;
+    return this.engine.nextBaseFee(head, head.number + 1n, head.timestamp + 1n);
+  }
+
+  rewardFor(block: Block): Reward | undefined {
+    return this.rewardAt(Number(block.header.number), block.header.coinbase.toString().toLowerCase() as Hex);
+  }
+
+  /** QBFT block reward: `blockreward` to `miningbeneficiary` if set, else to the coinbase. */
+  private rewardAt(blockNumber: number, coinbase: Hex): Reward | undefined {
+    const params = this.schedule.paramsAt(blockNumber);
+    if (params.blockReward === 0n) return undefined;
+    return { to: params.miningBeneficiary ?? coinbase, amountWei: params.blockReward };
+  }
+
+  async heightContext(head: ChainEntry): Promise<HeightContext> {
+    const height = head.number + 1;
+    const params = this.schedule.paramsAt(height);
+    const periodMs = params.blockPeriodMilliseconds ?? params.blockPeriodSeconds * 1000;
+    return {
+      height,
+      parentTimestampSeconds: head.timestamp,
+      parentCoinbase: head.coinbase,
+      validators: await this.validators.forChildOf(head),
+      blockTimerAtMs: head.timestamp * 1000 + periodMs,
+      blockPeriodSeconds: params.blockPeriodSeconds,
+      requestTimeoutMs: this.config.genesis.qbft.requestTimeoutSeconds * 1000,
+      emptyBlockPeriodSeconds: params.emptyBlockPeriodSeconds,
+    };
+  }
+
+  private headerFacts(block: Block, hash?: Hex): HeaderFacts {
+    const h = block.header;
+    const extra = extraDataOf(h);
+    return {
+      number: Number(h.number),
+      parentHash: bytesToHex(h.parentHash),
+      hash: hash ?? bytesToHex(onchainBlockHash(h)),
+      timestamp: Number(h.timestamp),
+      gasLimit: h.gasLimit,
+      gasUsed: h.gasUsed,
+      baseFeePerGas: h.baseFeePerGas,
+      mixHash: bytesToHex(h.mixHash),
+      difficulty: h.difficulty,
+      coinbase: h.coinbase.toString().toLowerCase() as Hex,
+      extraValidators: extra.validators,
+      vote: extra.vote,
+      round: extra.round,
+      seals: extra.seals,
+    };
+  }
+
+  /** Header rules of a block against its parent; `checkSeals` for sealed imports. */
+  private async checkHeader(block: Block, parent: ChainEntry, checkSeals: boolean): Promise<string | undefined> {
+    const n = Number(block.header.number);
+    const params = this.schedule.paramsAt(n);
+    const verdict = validateHeader(this.headerFacts(block), {
+      parent: this.headerFacts(parent.block, parent.hash),
+      validatorsAfterParent: await this.validators.forChildOf(parent),
+      contractMode: params.validatorSelectionMode === 'contract',
+      blockPeriodSeconds: params.blockPeriodSeconds,
+      nowSeconds: Math.floor(this.runtime.clock.nowMs() / 1000),
+      londonBlock: this.config.genesis.forkBlocks['london'],
+      committedSealHash: (round) => committedSealHash(block.header, round),
+      recoverSealer: (hash, seal) => {
+        const signer = recoverAddressCached(hash, seal);
+        if (!signer) throw new Error('unrecoverable seal');
+        return signer;
+      },
+      checkSeals,
+    });
+    return verdict.ok ? undefined : `${verdict.rule}: ${verdict.reason}`;
+  }
+
+  private async execute(block: Block, parent: ChainEntry): Promise<string | undefined> {
+    const hash = bytesToHex(onchainBlockHash(block.header));
+    if (this.executed.has(hash)) return undefined;
+    try {
+      await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block));
+    } catch (err) {
+      return `execution: ${(err as Error).message}`;
+    }
+    if (this.executed.size >= 4096) this.executed.delete(this.executed.values().next().value as Hex);
+    this.executed.add(hash);
+    return undefined;
+  }
+
+  /** Full validation (header, seals, execution) and fork choice for a sealed block. */
+  async importBlock(block: Block): Promise<ImportOutcome> {
+    const hash = bytesToHex(onchainBlockHash(block.header));
+    if (this.chain.has(hash)) return { ok: true, status: 'known' };
+    const parent = this.chain.get(bytesToHex(block.header.parentHash));
+    if (!parent) return { ok: false, reason: 'unknown parent' };
+    let problem: string | undefined;
+    try {
+      problem = (await this.checkHeader(block, parent, true)) ?? (await this.execute(block, parent));
+    } catch (err) {
+      problem = `validation: ${(err as Error).message}`;
+    }
+    if (problem) {
+      this.runtime.log.trace({ kind: 'block-rejected', number: Number(block.header.number), hash, reason: problem });
+      return { ok: false, reason: problem };
+    }
+    const result = await this.chain.add(block);
+    const extra = extraDataOf(block.header);
+    this.runtime.log.trace({ kind: 'block-imported', number: Number(block.header.number), hash, round: extra.round, txs: block.transactions.length, status: result.status });
+    if (result.status === 'head') await this.onNewHead(result.reorg);
+    return { ok: true, status: result.status };
+  }
+
+  private async onNewHead(reorg: ReorgEvent): Promise<void> {
+    const head = this.chain.head();
+    if (reorg.removed.length > 0)
+      this.runtime.log.trace({ kind: 'reorg', removed: reorg.removed.map((e) => e.hash), added: reorg.added.map((e) => e.hash) });
+    await this.updatePool(reorg);
+    for (const l of this.listeners) l.onHead?.(head, reorg);
+    this.chain.pruneSideChains(64);
+    void this.qbft.onNewHead(await this.heightContext(head));
+  }
+
+  /** Drops included transactions from the pool and returns those of blocks a reorg removed. */
+  private async updatePool(reorg: ReorgEvent): Promise<void> {
+    const included: Uint8Array[] = [];
+    const senders = new Set<Hex>();
+    for (const e of reorg.added)
+      for (const tx of e.block.transactions) {
+        included.push(tx.hash());
+        senders.add(tx.getSenderAddress().toString().toLowerCase() as Hex);
+      }
+    const stateRoot = this.chain.head().block.header.stateRoot;
+    const nonces = new Map<Hex, bigint>();
+    for (const sender of [...senders].sort()) nonces.set(sender, (await this.engine.getAccount(stateRoot, sender))?.nonce ?? 0n);
+    this.pool.onBlockImported(included, nonces);
+    const removedTxs = reorg.removed.flatMap((e) => [...e.block.transactions]);
+    if (removedTxs.length > 0) await this.pool.readd(removedTxs);
+  }
+
+  private async validateProposedBlock(rlp: Uint8Array, height: number): Promise<NodeProposedBlock | undefined> {
+    let block: Block;
+    try {
+      block = blockFromRlp(rlp, this.common);
+    } catch {
+      return undefined;
+    }
+    const digest = bytesToHex(committedSealHash(block.header));
+    const cached = this.proposalCache.get(digest);
+    if (cached !== undefined) return cached ?? undefined;
+    const head = this.chain.head();
+    let result: NodeProposedBlock | null = null;
+    if (Number(block.header.number) === height && bytesToHex(block.header.parentHash) === head.hash) {
+      const problem = (await this.checkHeader(block, head, false)) ?? (await this.execute(block, head));
+      if (!problem) result = proposedBlockFrom(block, rlp);
+      else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason: problem });
+    }
+    if (this.proposalCache.size >= 256) this.proposalCache.delete(this.proposalCache.keys().next().value as Hex);
+    this.proposalCache.set(digest, result);
+    return result ?? undefined;
+  }
+
+  private async createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock> {
+    if (req.repropose) {
+      const extra = extraDataOf(req.repropose.block.header);
+      return proposedBlockFrom(withExtraData(req.repropose.block, { ...extra, round: req.round, seals: [] }, this.common));
+    }
+    const head = this.chain.head();
+    const params = this.schedule.paramsAt(req.height);
+    const contractMode = params.validatorSelectionMode === 'contract';
+    const validators = await this.validators.forChildOf(head);
+    const extra: QbftExtraData = {
+      vanity: this.vanity,
+      validators: contractMode ? [] : validators,
+      vote: contractMode ? undefined : this.votes.nextVote(this.address, validators, this.validators.tallyAfter(head)),
+      round: req.round,
+      seals: [],
+    };
+    const gasLimit = head.block.header.gasLimit;
+    const baseFee = this.nextBaseFee();
+    const stateRoot = head.block.header.stateRoot;
+    const nonces = new Map<Hex, bigint>();
+    for (const tx of this.pool.pending()) {
+      const sender = tx.getSenderAddress().toString().toLowerCase() as Hex;
+      if (!nonces.has(sender)) nonces.set(sender, (await this.engine.getAccount(stateRoot, sender))?.nonce ?? 0n);
+    }
+    const transactions = this.pool.selectForBlock(baseFee, gasLimit, (sender) => nonces.get(sender) ?? 0n);
+    const { block } = await this.engine.buildBlock({
+      parent: head.block,
+      parentHash: onchainBlockHash(head.block.header),
+      number: BigInt(req.height),
+      timestamp: req.timestampSeconds,
+      coinbase: this.address,
+      extraData: encodeExtraData(extra),
+      mixHash: MIX_HASH,
+      transactions,
+      reward: this.rewardAt(req.height, this.address),
+    });
+    const proposed = proposedBlockFrom(block);
+    this.executed.add(bytesToHex(onchainBlockHash(block.header)));
+    return proposed;
+  }
+
+
+  private async commitBlock(proposed: NodeProposedBlock, round: number, seals: Uint8Array[]): Promise<void> {
+    const extra = extraDataOf(proposed.block.header);
+    const sealed = withExtraData(proposed.block, { ...extra, round, seals }, this.common);
+    const outcome = await this.importBlock(sealed);
+    if (outcome.ok && outcome.status === 'head') this.sync.announceBlock(sealed, bytesToHex(onchainBlockHash(sealed.header)));
+  }
+
+  /** Adds a raw transaction to the pool and relays it. */
+  async submitTransaction(raw: Uint8Array): Promise<{ ok: true; hash: Hex } | { ok: false; error: string }> {
+    const result = await this.pool.add(raw, { local: true });
+    if (!result.ok) return { ok: false, error: result.message ? `${result.error}: ${result.message}` : result.error };
+    this.sync.broadcastTransactions([raw]);
+    return result;
+  }
+}
+
+
+export async function createNode(config: NodeConfig, runtime: Runtime): Promise<QbftNode> {
+  const node = new QbftNode(config, runtime);
+  await node.start();
+  return node;
+}

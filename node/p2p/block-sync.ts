@@ -1,0 +1,534 @@
+/**
+ * Block propagation and catch-up sync over eth/68.
+ *
+ * - Handshake: Status on connect; a Status with another network id or genesis marks the peer
+ *   incompatible (never synced from; its requests are still answered).
+ * - Propagation: NewBlock to every connected peer not known to have the block (Besu sends
+ *   NewBlock to sqrt(peers) and hashes to the rest; with a handful of validators, full blocks to
+ *   all is simpler and faster). A NewBlock whose parent we hold is imported at once.
+ * - Sync: when a peer is ahead (higher td from Status / NewBlock, or NewBlockHashes numbers),
+ *   one task at a time pulls from the best peer (td desc, id asc): GetBlockHeaders ascending from
+ *   head - rewindDepth, take the first header we lack whose parent we hold (the fork point),
+ *   GetBlockBodies for the rest, import in order, stop at the first failure; repeat. When no
+ *   header connects, step back exponentially (bounded), which reorganizes a node stranded on a
+ *   minority fork. A peer that times out, answers garbage or serves a bad block rests for a while.
+ * - Every handler is driven by one message or timer and awaits only local work (decoding,
+ *   importing), so the simulator can run it as one event. Nothing throws out of onMessage.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { onchainBlockHash } from '../chain/block-hashing.ts';
+import { bytesToHex, type Hex } from '../crypto/bytes.ts';
+import type { Log, PeerId, TimerHandle, Timers, Transport, WireMessage } from '../runtime/ports.ts';
+import type { BlockSink, ChainView } from './chain-view.ts';
+import { blockFromWire, blockToWire, bodyMatchesHeader, headerFromWire } from './eth-blocks.ts';
+import {
+  decodeEthMessage,
+  ETH_VERSION,
+  EthCode,
+  ethMessageName,
+  toWireMessage,
+  type BlockBodiesMsg,
+  type BlockHeadersMsg,
+  type EthMessage,
+  type ForkId,
+  type HeaderFields,
+  type NewBlockMsg,
+  type SerializedTx,
+  type StatusMsg,
+} from './eth-messages.ts';
+import { serveBlockBodies, serveBlockHeaders } from './eth-server.ts';
+import { forkIdOf } from './fork-id.ts';
+import { SyncPeers, type SyncPeer } from './sync-peers.ts';
+
+export type { BlockSink, ChainView, ImportResult } from './chain-view.ts';
+
+export interface BlockSyncOptions {
+  transport: Transport;
+  timers: Timers;
+  log: Log;
+  chain: ChainView;
+  sink: BlockSink;
+  common: Common;
+  /** Headers (and bodies) asked per request. Default 128. */
+  maxHeadersPerRequest?: number;
+  /** Default 5000 ms. */
+  requestTimeoutMs?: number;
+  /** How far below our head a sync starts looking for the fork point (K). Default 32. */
+  rewindDepth?: number;
+  /** How many times a sync steps back (K·2, K·4, ...) looking for a connecting header. Default 10. */
+  maxBackSteps?: number;
+  /** How long a useless peer rests before it is tried again. Default 30000 ms. */
+  uselessPeerMs?: number;
+  /** Peers tracked at most (more connected peers are served but not synced from). Default 256. */
+  maxPeers?: number;
+  /** The block hash of a header. Default: QBFT on-chain hash (onchainBlockHash). */
+  hashOf?: (header: BlockHeader) => Hex;
+  /** Our EIP-2124 fork id for Status. Default: [crc32(genesisHash), 0] (all forks at genesis). */
+  forkId?: ForkId;
+}
+
+export interface SyncCounters {
+  received: number;
+  malformed: number;
+  unsolicited: number;
+  oversized: number;
+  timeouts: number;
+  imported: number;
+  importFailures: number;
+  peersRested: number;
+}
+
+interface HeaderEntry {
+  header: BlockHeader;
+  fields: HeaderFields;
+  hash: Hex;
+}
+
+type Pending =
+  | { kind: 'headers'; id: bigint; timer: TimerHandle; from: number; amount: number }
+  | { kind: 'bodies'; id: bigint; timer: TimerHandle; entries: HeaderEntry[]; full: boolean }
+  | { kind: 'pooled'; id: bigint; timer: TimerHandle; count: number };
+
+interface SyncTask {
+  peer: PeerId;
+  backSteps: number;
+  /** The peer's known td when the current header request went out (did it announce more since?). */
+  peerTdAtRequest: bigint;
+}
+
+const RESPONSE_KIND: Record<number, Pending['kind'] | undefined> = {
+  [EthCode.BlockHeaders]: 'headers',
+  [EthCode.BlockBodies]: 'bodies',
+  [EthCode.PooledTransactions]: 'pooled',
+};
+const MAX_TXS_PER_BROADCAST = 1024;
+const MAX_POOLED_REQUEST = 256;
+
+const defaultHashOf = (header: BlockHeader): Hex => bytesToHex(onchainBlockHash(header));
+
+export class BlockSync {
+  /** The node sets this to feed its transaction pool (Transactions and PooledTransactions). */
+  onTransactions?: (peer: PeerId, rawTxs: Uint8Array[]) => void;
+  /** Optional: whether the pool already holds a transaction (skips fetching announced hashes). */
+  hasTransaction?: (hash: Hex) => boolean;
+  /** Optional: a pooled transaction by hash, serialized, to answer GetPooledTransactions. */
+  pooledTransaction?: (hash: Hex) => Uint8Array | undefined;
+
+  readonly counters: SyncCounters = {
+    received: 0,
+    malformed: 0,
+    unsolicited: 0,
+    oversized: 0,
+    timeouts: 0,
+    imported: 0,
+    importFailures: 0,
+    peersRested: 0,
+  };
+
+  private readonly transport: Transport;
+  private readonly timers: Timers;
+  private readonly log: Log;
+  private readonly chain: ChainView;
+  private readonly sink: BlockSink;
+  private readonly common: Common;
+  private readonly maxHeaders: number;
+  private readonly timeoutMs: number;
+  private readonly rewindDepth: number;
+  private readonly maxBackSteps: number;
+  private readonly uselessPeerMs: number;
+  private readonly hashOf: (header: BlockHeader) => Hex;
+  private readonly forkId: ForkId;
+  private readonly peers: SyncPeers;
+  private readonly pending = new Map<PeerId, Pending>();
+  private task: SyncTask | undefined;
+  private nextRequestId = 1n;
+
+  constructor(opts: BlockSyncOptions) {
+    this.transport = opts.transport;
+    this.timers = opts.timers;
+    this.log = opts.log;
+    this.chain = opts.chain;
+    this.sink = opts.sink;
+    this.common = opts.common;
+    this.maxHeaders = Math.max(1, Math.min(opts.maxHeadersPerRequest ?? 128, 1024));
+    this.timeoutMs = opts.requestTimeoutMs ?? 5000;
+    this.rewindDepth = Math.max(1, opts.rewindDepth ?? 32);
+    this.maxBackSteps = opts.maxBackSteps ?? 10;
+    this.uselessPeerMs = opts.uselessPeerMs ?? 30_000;
+    this.hashOf = opts.hashOf ?? defaultHashOf;
+    this.forkId = opts.forkId ?? forkIdOf(opts.chain.genesisHash);
+    this.peers = new SyncPeers(opts.timers, opts.maxPeers ?? 256);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // public surface
+
+  onPeerConnected(peer: PeerId): void {
+    this.peers.ensure(peer);
+    const head = this.chain.head();
+    this.send(peer, {
+      code: EthCode.Status,
+      version: ETH_VERSION,
+      networkId: this.chain.networkId,
+      td: head.td,
+      bestHash: head.hash,
+      genesisHash: this.chain.genesisHash,
+      forkId: this.forkId,
+    });
+  }
+
+  onPeerDisconnected(peer: PeerId): void {
+    this.clearPending(peer);
+    this.peers.remove(peer);
+    if (this.task?.peer === peer) this.endTask('peer disconnected');
+  }
+
+  async onMessage(peer: PeerId, msg: WireMessage): Promise<void> {
+    if (msg.protocol !== 'eth') return;
+    this.counters.received++;
+    let m: EthMessage;
+    try {
+      m = decodeEthMessage(msg.code, msg.data);
+    } catch (e) {
+      this.onMalformed(peer, msg.code, (e as Error).message);
+      return;
+    }
+    try {
+      await this.handle(peer, m);
+    } catch (e) {
+      this.log.log('warn', 'eth message handling failed', { peer, message: ethMessageName(msg.code), error: (e as Error).message });
+    }
+  }
+
+  announceBlock(block: Block, hash: Hex): void {
+    const head = this.chain.head();
+    const td = head.hash === hash ? head.td : block.header.number + 1n; // QBFT: difficulty 1 per block
+    let wire: WireMessage | undefined;
+    for (const p of this.peers.sorted()) {
+      if (p.incompatible || p.known.has(hash)) continue;
+      wire ??= toWireMessage({ code: EthCode.NewBlock, block: blockToWire(block), td });
+      p.known.add(hash);
+      this.transport.send(p.id, wire);
+    }
+  }
+
+  broadcastTransactions(rawTxs: Uint8Array[]): void {
+    const peers = this.peers.sorted();
+    if (peers.length === 0) return;
+    for (let i = 0; i < rawTxs.length; i += MAX_TXS_PER_BROADCAST) {
+      const wire = toWireMessage({ code: EthCode.Transactions, txs: rawTxs.slice(i, i + MAX_TXS_PER_BROADCAST) });
+      for (const p of peers) this.transport.send(p.id, wire);
+    }
+  }
+
+  status(): { syncing: boolean; highestKnown: number; peers: number } {
+    return {
+      syncing: this.task !== undefined,
+      highestKnown: Math.max(this.chain.head().number, this.peers.highestNumber()),
+      peers: this.peers.size,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // dispatch
+
+  private async handle(peer: PeerId, m: EthMessage): Promise<void> {
+    switch (m.code) {
+      case EthCode.Status:
+        return this.onStatus(peer, m);
+      case EthCode.NewBlockHashes: {
+        const p = this.peers.ensure(peer);
+        if (!p) return;
+        for (const e of m.entries) {
+          p.known.add(e.hash);
+          if (!this.chain.hasBlock(e.hash)) this.peers.noteHead(p, BigInt(e.number) + 1n, e.number, e.hash);
+        }
+        this.maybeStartSync();
+        return;
+      }
+      case EthCode.NewBlock:
+        return this.onNewBlock(peer, m);
+      case EthCode.Transactions:
+        if (m.txs.length > 0) this.onTransactions?.(peer, m.txs);
+        return;
+      case EthCode.GetBlockHeaders:
+        this.send(peer, { code: EthCode.BlockHeaders, requestId: m.requestId, headers: serveBlockHeaders(this.chain, m) });
+        return;
+      case EthCode.GetBlockBodies:
+        this.send(peer, { code: EthCode.BlockBodies, requestId: m.requestId, bodies: serveBlockBodies(this.chain, m.hashes) });
+        return;
+      case EthCode.NewPooledTransactionHashes:
+        return this.onPooledHashes(peer, m.hashes);
+      case EthCode.GetPooledTransactions: {
+        const txs: SerializedTx[] = [];
+        for (const h of m.hashes.slice(0, MAX_POOLED_REQUEST)) {
+          const tx = this.pooledTransaction?.(h);
+          if (tx) txs.push(tx);
+        }
+        this.send(peer, { code: EthCode.PooledTransactions, requestId: m.requestId, txs });
+        return;
+      }
+      case EthCode.BlockHeaders:
+        return this.onBlockHeaders(peer, m);
+      case EthCode.BlockBodies:
+        return this.onBlockBodies(peer, m);
+      case EthCode.PooledTransactions: {
+        const req = this.takePending(peer, 'pooled', m.requestId);
+        if (!req) return;
+        if (m.txs.length > req.count) this.counters.oversized++;
+        else if (m.txs.length > 0) this.onTransactions?.(peer, m.txs);
+        this.maybeStartSync();
+        return;
+      }
+    }
+  }
+
+  private onStatus(peer: PeerId, m: StatusMsg): void {
+    const p = this.peers.ensure(peer);
+    if (!p) return;
+    p.statusSeen = true;
+    p.incompatible = m.networkId !== this.chain.networkId || m.genesisHash !== this.chain.genesisHash;
+    if (p.incompatible) {
+      this.log.log('info', 'peer on another network', { peer, networkId: m.networkId.toString(), genesis: m.genesisHash });
+      return;
+    }
+    this.peers.noteHead(p, m.td, Number(m.td > 0n ? m.td - 1n : 0n), m.bestHash);
+    this.maybeStartSync();
+  }
+
+  private async onNewBlock(peer: PeerId, m: NewBlockMsg): Promise<void> {
+    let block: Block;
+    let hash: Hex;
+    try {
+      block = blockFromWire(m.block.header, m.block, this.common);
+      hash = this.hashOf(block.header);
+    } catch (e) {
+      this.onMalformed(peer, m.code, (e as Error).message);
+      return;
+    }
+    const p = this.peers.ensure(peer);
+    if (p) {
+      p.known.add(hash);
+      this.peers.noteHead(p, m.td, Number(block.header.number), hash);
+    }
+    if (!this.chain.hasBlock(hash) && this.chain.hasBlock(bytesToHex(block.header.parentHash))) {
+      if (!(await bodyMatchesHeader(block))) {
+        this.onMalformed(peer, m.code, 'body does not match header');
+        return;
+      }
+      const r = await this.sink.importBlock(block);
+      if (r.ok) this.counters.imported++;
+      else {
+        this.counters.importFailures++;
+        this.log.log('debug', 'announced block rejected', { peer, hash, reason: r.reason });
+      }
+    }
+    this.maybeStartSync();
+  }
+
+  private onPooledHashes(peer: PeerId, hashes: Hex[]): void {
+    if (!this.onTransactions || this.pending.has(peer)) return;
+    const wanted = hashes.filter((h) => !this.hasTransaction?.(h)).slice(0, MAX_POOLED_REQUEST);
+    if (wanted.length === 0) return;
+    const id = this.newRequestId();
+    this.pending.set(peer, { kind: 'pooled', id, timer: this.requestTimer(peer, id), count: wanted.length });
+    this.send(peer, { code: EthCode.GetPooledTransactions, requestId: id, hashes: wanted });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // requests
+
+  private newRequestId(): bigint {
+    return this.nextRequestId++;
+  }
+
+  private requestTimer(peer: PeerId, id: bigint): TimerHandle {
+    return this.timers.setTimer(this.timeoutMs, () => this.onTimeout(peer, id));
+  }
+
+  private onTimeout(peer: PeerId, id: bigint): void {
+    const req = this.pending.get(peer);
+    if (!req || req.id !== id) return;
+    this.pending.delete(peer);
+    this.counters.timeouts++;
+    if (req.kind !== 'pooled') this.restPeer(peer, `${req.kind} request timed out`);
+    else this.maybeStartSync();
+  }
+
+  /** The pending request a response answers, removed; undefined (and counted) if unsolicited. */
+  private takePending<K extends Pending['kind']>(peer: PeerId, kind: K, id: bigint): Extract<Pending, { kind: K }> | undefined {
+    const req = this.pending.get(peer);
+    if (!req || req.kind !== kind || req.id !== id) {
+      this.counters.unsolicited++;
+      return undefined;
+    }
+    this.clearPending(peer);
+    return req as Extract<Pending, { kind: K }>;
+  }
+
+  private clearPending(peer: PeerId): void {
+    const req = this.pending.get(peer);
+    if (!req) return;
+    this.timers.cancelTimer(req.timer);
+    this.pending.delete(peer);
+  }
+
+  private requestHeaders(peer: PeerId, from: number): void {
+    const p = this.peers.get(peer);
+    if (this.task?.peer === peer && p) this.task.peerTdAtRequest = p.td;
+    const id = this.newRequestId();
+    const amount = this.maxHeaders;
+    this.pending.set(peer, { kind: 'headers', id, timer: this.requestTimer(peer, id), from, amount });
+    this.send(peer, { code: EthCode.GetBlockHeaders, requestId: id, origin: { number: from }, amount, skip: 0, reverse: false });
+  }
+
+  /** `full`: whether the header batch these come from was full (the peer may have more). */
+  private requestBodies(peer: PeerId, entries: HeaderEntry[], full: boolean): void {
+    const id = this.newRequestId();
+    this.pending.set(peer, { kind: 'bodies', id, timer: this.requestTimer(peer, id), entries, full });
+    this.send(peer, { code: EthCode.GetBlockBodies, requestId: id, hashes: entries.map((e) => e.hash) });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // sync
+
+  private maybeStartSync(): void {
+    if (this.task) return;
+    const best = this.peers.best();
+    const head = this.chain.head();
+    if (!best || best.td <= head.td || this.pending.has(best.id)) return;
+    this.task = { peer: best.id, backSteps: 0, peerTdAtRequest: best.td };
+    this.log.trace({ kind: 'sync.start', peer: best.id, ourHead: head.number, peerHead: best.number, peerTd: best.td.toString() });
+    this.requestHeaders(best.id, Math.max(1, head.number - this.rewindDepth));
+  }
+
+  private endTask(reason: string): void {
+    const task = this.task;
+    if (!task) return;
+    this.task = undefined;
+    this.log.trace({ kind: 'sync.end', peer: task.peer, reason, head: this.chain.head().number });
+    this.maybeStartSync();
+  }
+
+  /** Rests a peer that proved useless and moves any sync to another peer. */
+  private restPeer(peer: PeerId, reason: string): void {
+    this.clearPending(peer);
+    const p = this.peers.get(peer);
+    if (p) {
+      this.counters.peersRested++;
+      this.log.log('debug', 'peer rested', { peer, reason });
+      this.peers.markUseless(p, this.uselessPeerMs, () => this.maybeStartSync());
+    }
+    if (this.task?.peer === peer) this.endTask(`peer useless: ${reason}`);
+  }
+
+  private onMalformed(peer: PeerId, code: number, error: string): void {
+    this.counters.malformed++;
+    this.log.log('debug', 'malformed eth message dropped', { peer, message: ethMessageName(code), error });
+    // A garbled answer to our own request: do not wait for the timeout.
+    const req = this.pending.get(peer);
+    if (req && RESPONSE_KIND[code] === req.kind) this.restPeer(peer, `malformed ${ethMessageName(code)}`);
+  }
+
+  private onBlockHeaders(peer: PeerId, m: BlockHeadersMsg): void {
+    const req = this.takePending(peer, 'headers', m.requestId);
+    if (!req) return;
+    const task = this.task;
+    if (!task || task.peer !== peer) return;
+    if (m.headers.length > req.amount) {
+      this.counters.oversized++;
+      return this.restPeer(peer, 'too many headers');
+    }
+    if (m.headers.length === 0) return this.restPeer(peer, 'no headers');
+    const entries: HeaderEntry[] = [];
+    try {
+      for (const fields of m.headers) {
+        const header = headerFromWire(fields, this.common);
+        entries.push({ header, fields, hash: this.hashOf(header) });
+      }
+    } catch (e) {
+      this.counters.malformed++;
+      return this.restPeer(peer, `bad header: ${(e as Error).message}`);
+    }
+    for (let i = 0; i < entries.length; i++) {
+      const h = entries[i].header;
+      if (Number(h.number) !== req.from + i) return this.restPeer(peer, 'headers not at the requested numbers');
+      if (i > 0 && bytesToHex(h.parentHash) !== entries[i - 1].hash) return this.restPeer(peer, 'headers do not chain');
+    }
+    const full = entries.length === req.amount;
+    let start = 0;
+    while (start < entries.length && this.chain.hasBlock(entries[start].hash)) start++;
+    if (start === entries.length) return this.afterBatch(task, entries[entries.length - 1], full);
+    if (!this.chain.hasBlock(bytesToHex(entries[start].header.parentHash))) {
+      // start is 0 here: nothing connects. Step back to find the fork point.
+      if (req.from <= 1 || task.backSteps >= this.maxBackSteps) return this.restPeer(peer, 'headers do not connect to our chain');
+      task.backSteps++;
+      const back = this.rewindDepth * 2 ** task.backSteps;
+      return this.requestHeaders(peer, Math.max(1, req.from - back));
+    }
+    this.requestBodies(peer, entries.slice(start), full);
+  }
+
+  private async onBlockBodies(peer: PeerId, m: BlockBodiesMsg): Promise<void> {
+    const req = this.takePending(peer, 'bodies', m.requestId);
+    if (!req) return;
+    const task = this.task;
+    if (!task || task.peer !== peer) return;
+    if (m.bodies.length > req.entries.length) {
+      this.counters.oversized++;
+      return this.restPeer(peer, 'too many bodies');
+    }
+    if (m.bodies.length === 0) return this.restPeer(peer, 'no bodies');
+    const blocks: Block[] = [];
+    for (let i = 0; i < m.bodies.length; i++) {
+      let block: Block;
+      try {
+        block = blockFromWire(req.entries[i].fields, m.bodies[i], this.common);
+      } catch (e) {
+        this.counters.malformed++;
+        return this.restPeer(peer, `bad body: ${(e as Error).message}`);
+      }
+      if (!(await bodyMatchesHeader(block))) return this.restPeer(peer, 'body does not match its header');
+      blocks.push(block);
+    }
+    for (let i = 0; i < blocks.length; i++) {
+      if (this.task !== task) return; // the task ended while we awaited
+      if (this.chain.hasBlock(req.entries[i].hash)) continue;
+      const r = await this.sink.importBlock(blocks[i]);
+      if (this.task !== task) return;
+      if (!r.ok) {
+        this.counters.importFailures++;
+        this.log.log('info', 'sync import failed', { peer, number: Number(blocks[i].header.number), reason: r.reason });
+        return this.restPeer(peer, `block rejected: ${r.reason}`);
+      }
+      this.counters.imported++;
+    }
+    const rest = req.entries.slice(m.bodies.length);
+    if (rest.length > 0) return this.requestBodies(peer, rest, req.full);
+    task.backSteps = 0;
+    this.afterBatch(task, req.entries[req.entries.length - 1], req.full);
+  }
+
+  /**
+   * After a batch up to `last` is on our side: ask for more while the peer is ahead and may have
+   * more (its answer was a full batch, or it announced more since we asked). Otherwise the peer
+   * has shown us its head: record that (so a stale or inflated claim does not restart the same
+   * sync over and over) and stop.
+   */
+  private afterBatch(task: SyncTask, last: HeaderEntry, full: boolean): void {
+    const p = this.peers.get(task.peer);
+    const head = this.chain.head();
+    const announcedMore = p !== undefined && p.td !== task.peerTdAtRequest;
+    if (p && !full && !announcedMore) {
+      const td = head.hash === last.hash ? head.td : last.header.number + 1n; // QBFT: difficulty 1
+      this.peers.lowerHead(p, td, Number(last.header.number), last.hash);
+    }
+    if (p && (full || announcedMore) && p.td > head.td) return this.requestHeaders(task.peer, Number(last.header.number) + 1);
+    this.endTask(p && p.td > head.td ? 'peer exhausted' : 'caught up');
+  }
+
+  private send(peer: PeerId, m: EthMessage): void {
+    this.transport.send(peer, toWireMessage(m));
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Which validators may propose and seal each block, in either selection mode, across transitions:
+ * block-header votes (tallied along the block's ancestry) or a contract's getValidators() read on
+ * the parent's state. Results are cached by parent hash.
+ */
+import { hexToBytes, type Hex } from './crypto/bytes.ts';
+import type { ChainEntry } from './chain/chain.ts';
+import type { QbftForkSchedule } from './chain/fork-schedule.ts';
+import { BlockHeaderValidators, type ChainHeaderInfo } from './consensus/qbft/validators/header-validator-provider.ts';
+import type { VoteTally } from './consensus/qbft/validators/vote-tally.ts';
+
+export const GET_VALIDATORS_SELECTOR = hexToBytes('0xb7ab4db5');
+
+export interface ContractCaller {
+  /** Runs a read-only call on the state after `entry`; returns the raw return data. */
+  callAt(entry: ChainEntry, to: Hex, data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** Decodes the ABI encoding of a single `address[]` return value. */
+export function decodeAddressArray(data: Uint8Array): Hex[] {
+  const word = (i: number): bigint => {
+    const start = i * 32;
+    if (start + 32 > data.length) throw new Error('getValidators() returned truncated data');
+    let v = 0n;
+    for (let j = start; j < start + 32; j++) v = (v << 8n) | BigInt(data[j]);
+    return v;
+  };
+  const offset = word(0);
+  if (offset % 32n !== 0n || offset > BigInt(data.length)) throw new Error('getValidators() returned a bad offset');
+  const base = Number(offset / 32n);
+  const length = word(base);
+  if (length > 10_000n) throw new Error('getValidators() returned too many validators');
+  const out: Hex[] = [];
+  for (let i = 0; i < Number(length); i++) {
+    const v = word(base + 1 + i);
+    if (v >> 160n !== 0n) throw new Error('getValidators() returned a value that is not an address');
+    out.push(('0x' + v.toString(16).padStart(40, '0')) as Hex);
+  }
+  return out;
+}
+
+function headerInfo(e: ChainEntry): ChainHeaderInfo {
+  return { number: e.number, hash: e.hash, parentHash: e.parentHash, coinbase: e.coinbase, validators: e.extra.validators, vote: e.extra.vote };
+}
+
+export class ValidatorSets {
+  private readonly headerMode: BlockHeaderValidators;
+  private readonly contractCache = new Map<Hex, Hex[]>();
+
+  constructor(
+    private readonly schedule: QbftForkSchedule,
+    genesisValidators: Hex[],
+    epochLength: number,
+    private readonly lookup: (hash: Hex) => ChainEntry | undefined,
+    private readonly caller: ContractCaller,
+  ) {
+    this.headerMode = new BlockHeaderValidators({
+      epochLength,
+      genesisValidators,
+      overrideAt: (n) => schedule.transitionAt(n)?.validators,
+      getHeader: (hash) => {
+        const e = lookup(hash as Hex);
+        return e ? headerInfo(e) : undefined;
+      },
+    });
+  }
+
+  isContractModeAt(blockNumber: number): boolean {
+    return this.schedule.paramsAt(blockNumber).validatorSelectionMode === 'contract';
+  }
+
+  /** The validators for the block after `parent`, sorted ascending. */
+  async forChildOf(parent: ChainEntry): Promise<Hex[]> {
+    const n = parent.number + 1;
+    const params = this.schedule.paramsAt(n);
+    if (params.validatorSelectionMode !== 'contract') return this.headerMode.afterBlock(headerInfo(parent));
+    const transitionSet = this.schedule.transitionAt(n)?.validators;
+    if (transitionSet) return [...transitionSet].sort();
+    const cached = this.contractCache.get(parent.hash);
+    if (cached) return cached;
+    if (!params.validatorContractAddress) throw new Error(`contract validator selection at block ${n} has no contract address`);
+    const result = decodeAddressArray(await this.caller.callAt(parent, params.validatorContractAddress, GET_VALIDATORS_SELECTOR)).sort();
+    if (this.contractCache.size >= 1024) this.contractCache.delete(this.contractCache.keys().next().value as Hex);
+    this.contractCache.set(parent.hash, result);
+    return result;
+  }
+
+  /** The vote tally after `entry` (block-header mode), for choosing which vote to cast next. */
+  tallyAfter(entry: ChainEntry): VoteTally {
+    return this.headerMode.tallyAfterBlock(headerInfo(entry));
+  }
+
+  /** Validators listed for a block: header mode its extraData list; contract mode the call on its own state. */
+  async ofBlock(entry: ChainEntry): Promise<Hex[]> {
+    if (entry.number === 0 || !this.isContractModeAt(entry.number)) {
+      if (entry.number === 0 && entry.extra.validators.length === 0 && this.isContractModeAt(0)) return this.forChildOfContractState(entry);
+      return [...entry.extra.validators].sort();
+    }
+    return this.forChildOfContractState(entry);
+  }
+
+  private async forChildOfContractState(entry: ChainEntry): Promise<Hex[]> {
+    const address = this.schedule.paramsAt(entry.number).validatorContractAddress;
+    if (!address) return [];
+    return decodeAddressArray(await this.caller.callAt(entry, address, GET_VALIDATORS_SELECTOR)).sort();
+  }
+}
+

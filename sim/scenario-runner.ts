@@ -1,0 +1,366 @@
+/**
+ * Runs a scenario in a fresh world and judges it: invariants (agreement, validity, liveness) and
+ * the scenario's own expectations. One seed drives everything, so a run replays exactly.
+ */
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { type Hex } from '../node/crypto/bytes.ts';
+import { committedSealHash } from '../node/chain/block-hashing.ts';
+import type { ChainEntry } from '../node/chain/chain.ts';
+import { quorumSize, maxFaulty } from '../node/consensus/qbft/quorum.ts';
+import { recoverAddressCached } from '../node/consensus/qbft/signer-cache.ts';
+import { buildSimGenesis, DEFAULT_VALIDATOR_CONTRACT, type TransitionSpec } from './genesis-builder.ts';
+import { BESU_TEST_ACCOUNTS, deterministicKey, validatorKeys, type NodeKey } from './keys.ts';
+import { SIM_START_TIME_MS, World, type WorldNodeSpec } from './world.ts';
+import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts';
+import type { TraceLine } from './trace.ts';
+
+export interface NodeReport {
+  name: string;
+  address: Hex;
+  height: number;
+  head: Hex | null;
+  status: 'up' | 'crashed';
+}
+
+export interface RunResult {
+  scenario: string;
+  seed: number;
+  ok: boolean;
+  validators: number;
+  simulatedMs: number;
+  wallMs: number;
+  height: number;
+  nodes: NodeReport[];
+  roundChanges: number;
+  maxRound: number;
+  messages: { sent: number; delivered: number; dropped: number };
+  traceHash: Hex;
+  invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
+  expectations: Array<{ text: string; ok: boolean }>;
+  errors: string[];
+}
+
+export interface RunOptions {
+  seed?: number;
+  /** Wall-clock reader for the wallMs figure (the CLI passes a real one; tests may omit it). */
+  wallClock?: () => number;
+  onWorld?: (world: World) => void;
+}
+
+const GIB = 10n ** 18n;
+
+function resolveKeys(s: Scenario): { validators: NodeKey[]; nodes: WorldNodeSpec[]; names: Map<string, NodeKey> } {
+  const validators = validatorKeys(s.validators);
+  const names = new Map<string, NodeKey>();
+  const nodes: WorldNodeSpec[] = [];
+  validators.forEach((key, i) => {
+    names.set(`v${i}`, key);
+    nodes.push({ name: `v${i}`, key });
+  });
+  for (let i = 0; i < (s.observers ?? 0); i++) {
+    const key = deterministicKey('observer', i);
+    names.set(`o${i}`, key);
+    nodes.push({ name: `o${i}`, key });
+  }
+  for (const twin of s.twins ?? []) {
+    const key = names.get(twin);
+    if (!key) throw new Error(`twins: no node named ${twin}`);
+    nodes.push({ name: `${twin}-twin`, key });
+  }
+  return { validators, nodes, names };
+}
+
+function addressOf(names: Map<string, NodeKey>, who: string): Hex {
+  if (/^0x[0-9a-fA-F]{40}$/.test(who)) return who.toLowerCase() as Hex;
+  const m = /^account(\d)$/.exec(who);
+  if (m) return BESU_TEST_ACCOUNTS[Number(m[1])].address;
+  const key = names.get(who);
+  if (!key) throw new Error(`no node or account named ${who}`);
+  return key.address;
+}
+
+function transitionSpecs(steps: TransitionStep[] | undefined, names: Map<string, NodeKey>): { transitions: TransitionSpec[]; contracts: Array<{ address: Hex; validators: Hex[] }> } {
+  const transitions: TransitionSpec[] = [];
+  const contracts: Array<{ address: Hex; validators: Hex[] }> = [];
+  for (const t of steps ?? []) {
+    const spec: TransitionSpec = { block: t.block };
+    if (t.blockPeriodSeconds !== undefined) spec.blockperiodseconds = t.blockPeriodSeconds;
+    if (t.blockReward !== undefined) spec.blockreward = t.blockReward;
+    if (t.miningBeneficiary !== undefined) spec.miningbeneficiary = t.miningBeneficiary === '' ? '' : addressOf(names, t.miningBeneficiary);
+    if (t.validators) spec.validators = t.validators.map((v) => addressOf(names, v));
+    if (t.validatorSelectionMode) spec.validatorselectionmode = t.validatorSelectionMode;
+    if (t.contractValidators) {
+      const address = DEFAULT_VALIDATOR_CONTRACT;
+      contracts.push({ address, validators: t.contractValidators.map((v) => addressOf(names, v)) });
+      spec.validatorselectionmode = 'contract';
+      spec.validatorcontractaddress = address;
+    }
+    transitions.push(spec);
+  }
+  return { transitions, contracts };
+}
+
+function genesisFor(s: Scenario, validators: NodeKey[], names: Map<string, NodeKey>, transitionsOverride?: TransitionStep[]): Record<string, unknown> {
+  const g = s.genesis ?? {};
+  const { transitions, contracts } = transitionSpecs(transitionsOverride ?? g.transitions, names);
+  return buildSimGenesis({
+    validators: validators.map((k) => k.address),
+    startTimeSeconds: SIM_START_TIME_MS / 1000,
+    blockPeriodSeconds: g.blockPeriodSeconds,
+    requestTimeoutSeconds: g.requestTimeoutSeconds,
+    epochLength: g.epochLength,
+    blockReward: g.blockReward,
+    miningBeneficiary: g.miningBeneficiary ? addressOf(names, g.miningBeneficiary) : undefined,
+    contractMode: g.contractMode,
+    transitions,
+    validatorContract: contracts[0],
+  });
+}
+
+export function describeExpectation(e: Expectation): string {
+  switch (e.kind) {
+    case 'min-height': return `${e.nodes ? e.nodes.join(',') : 'honest nodes'} reach height ${e.height}`;
+    case 'max-height': return `${e.nodes ? e.nodes.join(',') : 'honest nodes'} stay at or below height ${e.height}`;
+    case 'height-by': return `${e.nodes ? e.nodes.join(',') : 'honest nodes'} at height >= ${e.height} by ${e.atMs} ms`;
+    case 'round-changes': return `round changes ${e.min !== undefined ? `>= ${e.min}` : ''}${e.min !== undefined && e.max !== undefined ? ' and ' : ''}${e.max !== undefined ? `<= ${e.max}` : ''}`;
+    case 'max-round': return `highest round ${e.min !== undefined ? `>= ${e.min}` : ''}${e.min !== undefined && e.max !== undefined ? ' and ' : ''}${e.max !== undefined ? `<= ${e.max}` : ''}`;
+    case 'round-timeouts': return `round r's timer is requesttimeoutseconds * 2^r for rounds 0..${e.rounds}`;
+    case 'validators-at': return `validators for block ${e.block} are ${e.validators.join(',')}`;
+    case 'no-fork': return 'no two honest nodes import different blocks at one height';
+    case 'fork': return 'a fork is detected (different blocks imported at one height)';
+    case 'forked-off': return `${e.node} forks off the network's chain`;
+    case 'reorg': return `${e.nodes ? e.nodes.join(',') : 'some node'} reorganizes onto the longer chain`;
+    case 'balance-at-least': return `${e.account} holds at least ${e.wei} wei`;
+    case 'balance-equals': return `${e.account} holds exactly ${e.wei} wei`;
+    case 'transactions-included': return `at least ${e.min} transactions included`;
+  }
+}
+
+export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<RunResult> {
+  const wallStart = opts.wallClock?.() ?? 0;
+  const seed = opts.seed ?? s.seed ?? 1;
+  const { validators, nodes, names } = resolveKeys(s);
+  const misconfigured = new Set((s.misconfigured ?? []).map((m) => m.node));
+  for (const m of s.misconfigured ?? []) {
+    const spec = nodes.find((n) => n.name === m.node);
+    if (!spec) throw new Error(`misconfigured: no node named ${m.node}`);
+    spec.genesis = genesisFor(s, validators, names, m.transitions);
+  }
+  const world = new World({
+    seed,
+    genesis: genesisFor(s, validators, names),
+    nodes,
+    latency: s.network?.latency,
+    loss: s.network?.loss,
+    gossip: s.network?.gossip,
+    traceMessages: s.network?.traceMessages,
+    earlyRoundChange: s.earlyRoundChange,
+  });
+  opts.onWorld?.(world);
+
+  const faulty = new Set<string>([...misconfigured]);
+  for (const twin of s.twins ?? []) faulty.add(twin).add(`${twin}-twin`);
+  for (const st of s.steps) if (st.do === 'byzantine') faulty.add(st.node);
+  const honest = (name: string) => !faulty.has(name);
+
+  // What honest nodes import, by height: the agreement invariant's evidence.
+  const importedAt = new Map<number, Set<Hex>>();
+  const roundsStarted = new Map<string, number>();
+  const timeouts: Array<{ round: number; timeoutMs: number }> = [];
+  const reorgNodes = new Set<string>();
+  world.trace.subscribe((line: TraceLine) => {
+    if (!line.node || !honest(line.node)) return;
+    if (line.kind === 'block-imported') {
+      const h = line.number as number;
+      let set = importedAt.get(h);
+      if (!set) importedAt.set(h, (set = new Set()));
+      set.add(line.hash as Hex);
+    } else if (line.kind === 'round-started') {
+      const round = line.round as number;
+      if (round > 0) roundsStarted.set(`${line.height}/${round}`, round);
+      if (timeouts.length < 10_000) timeouts.push({ round, timeoutMs: line.timeoutMs as number });
+    } else if (line.kind === 'reorg') reorgNodes.add(line.node);
+  });
+
+  const accountNonces = new Map<number, bigint>();
+  const samples = new Map<number, Map<string, number>>();
+  const heightOf = (name: string) => world.nodes.get(name)?.node?.chain.head().number ?? -1;
+  const sample = (atMs: number) => {
+    const m = new Map<string, number>();
+    for (const name of world.names()) m.set(name, heightOf(name));
+    samples.set(atMs, m);
+  };
+
+  const runStep = async (st: Step) => {
+    switch (st.do) {
+      case 'crash': world.crash(st.node); break;
+      case 'restart': await world.restart(st.node, { wipe: st.wipe }); break;
+      case 'partition': world.partition(st.groups); break;
+      case 'heal': world.heal(); break;
+      case 'byzantine': world.setByzantine(st.node, st.behaviour); break;
+      case 'skew': world.setSkew(st.node, st.ms); break;
+      case 'vote':
+        for (const n of st.nodes) world.get(n).node?.votes.auth(addressOf(names, st.subject), st.add);
+        world.trace.record(world.kernel.nowMs(), null, { kind: 'vote-queued', nodes: st.nodes, subject: st.subject, add: st.add });
+        break;
+      case 'discard-vote':
+        for (const n of st.nodes) world.get(n).node?.votes.discard(addressOf(names, st.subject));
+        world.trace.record(world.kernel.nowMs(), null, { kind: 'vote-discarded', nodes: st.nodes, subject: st.subject });
+        break;
+      case 'transfer': {
+        const accountIndex = st.fromAccount ?? 0;
+        const account = BESU_TEST_ACCOUNTS[accountIndex];
+        const target = [...world.nodes.values()].find((n) => n.status === 'up' && n.node);
+        if (!target?.node) break;
+        for (let i = 0; i < st.count; i++) {
+          const nonce = accountNonces.get(accountIndex) ?? 0n;
+          accountNonces.set(accountIndex, nonce + 1n);
+          const tx = createFeeMarket1559Tx(
+            { nonce, to: BESU_TEST_ACCOUNTS[(accountIndex + 1) % 3].address, value: BigInt(st.valueWei ?? '1'), gasLimit: 21000n, maxFeePerGas: 100n * GIB / 10n ** 9n, maxPriorityFeePerGas: 1n, chainId: target.genesis.chainId },
+            { common: target.node.common },
+          ).sign(account.privateKey);
+          const result = await target.node.submitTransaction(tx.serialize());
+          if (!result.ok) world.fail(`transfer ${i} rejected: ${result.error}`);
+        }
+        break;
+      }
+    }
+  };
+
+  await world.startAll();
+  for (const st of [...s.steps].sort((a, b) => a.atMs - b.atMs)) world.at(st.atMs, `step:${st.do}`, () => runStep(st));
+  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer').reduce((m, st) => Math.max(m, st.atMs), 0);
+  const sampleTimes = new Set<number>([lastFaultMs, ...s.expect.filter((e) => e.kind === 'height-by').map((e) => (e as { atMs: number }).atMs)]);
+  for (const t of sampleTimes) if (t <= s.durationMs) world.at(t, 'sample', () => sample(t));
+  await world.runFor(s.durationMs);
+
+  const allNames = world.names();
+  const honestUp = allNames.filter((n) => honest(n) && world.get(n).status === 'up');
+  const reference = honestUp.map((n) => world.get(n).node!).sort((a, b) => b.chain.head().number - a.chain.head().number)[0];
+
+  const agreement = [...importedAt.values()].every((set) => set.size <= 1);
+  const validity = await checkValidity(honestUp.map((n) => world.get(n).node!));
+
+  const params = reference?.config.genesis.qbft;
+  let liveness: boolean | null = null;
+  const crashedAtEnd = allNames.filter((n) => world.get(n).status !== 'up' && n.startsWith('v')).length;
+  const faultyValidators = [...faulty].filter((n) => /^v\d+$/.test(n)).length + crashedAtEnd;
+  const lastSample = samples.get(lastFaultMs);
+  if (params && lastSample && faultyValidators <= maxFaulty(s.validators)) {
+    const maxRound = Math.max(0, ...roundsStarted.values());
+    const boundMs = params.requestTimeoutSeconds * 1000 * 2 ** Math.min(maxRound + 1, 20) + 3 * params.blockPeriodSeconds * 1000;
+    if (s.durationMs - lastFaultMs >= boundMs) {
+      const before = Math.max(...honestUp.map((n) => lastSample.get(n) ?? -1));
+      liveness = honestUp.every((n) => heightOf(n) > before);
+    }
+  }
+
+  const expectations: Array<{ text: string; ok: boolean }> = [];
+  for (const e of s.expect) expectations.push({ text: describeExpectation(e), ok: await judge(e) });
+
+  async function judge(e: Expectation): Promise<boolean> {
+    const pick = (list?: string[]) => list ?? honestUp;
+    switch (e.kind) {
+      case 'min-height': return pick(e.nodes).every((n) => heightOf(n) >= e.height);
+      case 'max-height': return pick(e.nodes).every((n) => heightOf(n) <= e.height);
+      case 'height-by': {
+        const m = samples.get(e.atMs);
+        return !!m && pick(e.nodes).every((n) => (m.get(n) ?? -1) >= e.height);
+      }
+      case 'round-changes': return (e.min === undefined || roundsStarted.size >= e.min) && (e.max === undefined || roundsStarted.size <= e.max);
+      case 'max-round': {
+        const r = Math.max(0, ...roundsStarted.values());
+        return (e.min === undefined || r >= e.min) && (e.max === undefined || r <= e.max);
+      }
+      case 'round-timeouts': {
+        if (!params) return false;
+        for (let r = 0; r <= e.rounds; r++) {
+          const seen = timeouts.filter((t) => t.round === r);
+          if (seen.length === 0 || !seen.every((t) => t.timeoutMs === params.requestTimeoutSeconds * 1000 * 2 ** r)) return false;
+        }
+        return true;
+      }
+      case 'validators-at': {
+        if (!reference) return false;
+        const parent = reference.chain.canonicalAt(e.block - 1);
+        if (!parent) return false;
+        const got = await reference.validators.forChildOf(parent);
+        const want = e.validators.map((v) => addressOf(names, v)).sort();
+        return JSON.stringify(got) === JSON.stringify(want);
+      }
+      case 'no-fork': return agreement;
+      case 'fork': return !agreement;
+      case 'forked-off': {
+        const node = world.get(e.node).node;
+        if (!node || !reference) return false;
+        const h = Math.min(node.chain.head().number, reference.chain.head().number);
+        for (let i = 1; i <= h; i++) if (node.chain.canonicalAt(i)!.hash !== reference.chain.canonicalAt(i)!.hash) return true;
+        return node.chain.head().number + 3 < reference.chain.head().number;
+      }
+      case 'reorg': return e.nodes ? e.nodes.every((n) => reorgNodes.has(n)) : reorgNodes.size > 0;
+      case 'balance-at-least':
+      case 'balance-equals': {
+        if (!reference) return false;
+        const account = await reference.engine.getAccount(reference.chain.head().block.header.stateRoot, addressOf(names, e.account));
+        const balance = account?.balance ?? 0n;
+        return e.kind === 'balance-equals' ? balance === BigInt(e.wei) : balance >= BigInt(e.wei);
+      }
+      case 'transactions-included': {
+        if (!reference) return false;
+        let count = 0;
+        for (let i = 1; i <= reference.chain.head().number; i++) count += reference.chain.canonicalAt(i)!.block.transactions.length;
+        return count >= e.min;
+      }
+    }
+  }
+
+  const stats = world.network.stats();
+  const expectsFork = s.expect.some((e) => e.kind === 'fork');
+  const ok =
+    (agreement || expectsFork) && validity && liveness !== false && expectations.every((e) => e.ok) && world.errors.length === 0;
+  const nodeReports: NodeReport[] = allNames.map((name) => {
+    const sim = world.get(name);
+    const head = sim.node?.chain.head();
+    return { name, address: sim.key.address, height: head?.number ?? -1, head: head?.hash ?? null, status: sim.status };
+  });
+  return {
+    scenario: s.name,
+    seed,
+    ok,
+    validators: s.validators,
+    simulatedMs: world.elapsedMs(),
+    wallMs: Math.round((opts.wallClock?.() ?? 0) - wallStart),
+    height: Math.max(-1, ...honestUp.map(heightOf)),
+    nodes: nodeReports,
+    roundChanges: roundsStarted.size,
+    maxRound: Math.max(0, ...roundsStarted.values()),
+    messages: { sent: stats.sent, delivered: stats.delivered, dropped: stats.dropped },
+    traceHash: world.trace.hash(),
+    invariants: { agreement, validity, liveness },
+    expectations,
+    errors: world.errors,
+  };
+}
+
+/** Every canonical block of every honest node carries a quorum of distinct valid seals from its validators. */
+async function checkValidity(nodes: Array<import('../node/node.ts').QbftNode>): Promise<boolean> {
+  for (const node of nodes) {
+    const head = node.chain.head().number;
+    for (let n = 1; n <= head; n++) {
+      const entry: ChainEntry = node.chain.canonicalAt(n)!;
+      const parent = node.chain.canonicalAt(n - 1)!;
+      const validators = await node.validators.forChildOf(parent);
+      if (!validators.includes(entry.coinbase)) return false;
+      const hash = committedSealHash(entry.block.header, entry.extra.round);
+      const signers = new Set<Hex>();
+      for (const seal of entry.extra.seals) {
+        const signer = recoverAddressCached(hash, seal);
+        if (!signer || !validators.includes(signer)) return false;
+        signers.add(signer);
+      }
+      if (signers.size < quorumSize(validators.length) || signers.size !== entry.extra.seals.length) return false;
+    }
+  }
+  return true;
+}
+

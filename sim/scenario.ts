@@ -1,0 +1,115 @@
+/**
+ * The scenario language: a cluster, a genesis, a network, a timeline of steps and the outcomes
+ * expected. Scenarios are plain data, so a TypeScript scenario and a JSON scenario file (such as
+ * a shrunk property-test failure) are the same thing and replay the same way.
+ */
+import type { LatencyModel } from './network.ts';
+import type { ByzantineBehaviour } from './byzantine.ts';
+
+export interface GenesisSpec {
+  blockPeriodSeconds?: number;
+  requestTimeoutSeconds?: number;
+  epochLength?: number;
+  blockReward?: string;
+  /** Node name or address. */
+  miningBeneficiary?: string;
+  contractMode?: boolean;
+  transitions?: TransitionStep[];
+}
+
+export interface TransitionStep {
+  block: number;
+  blockPeriodSeconds?: number;
+  blockReward?: string;
+  /** Node name or address; '' clears it. */
+  miningBeneficiary?: string;
+  validatorSelectionMode?: 'blockheader' | 'contract';
+  /** Deploys a static validator contract listing these node names and switches to it. */
+  contractValidators?: string[];
+  /** Node names. */
+  validators?: string[];
+}
+
+export type Step = { atMs: number } & (
+  | { do: 'crash'; node: string }
+  | { do: 'restart'; node: string; wipe?: boolean }
+  | { do: 'partition'; groups: string[][] }
+  | { do: 'heal' }
+  | { do: 'byzantine'; node: string; behaviour: ByzantineBehaviour }
+  | { do: 'skew'; node: string; ms: number }
+  | { do: 'vote'; nodes: string[]; subject: string; add: boolean }
+  | { do: 'discard-vote'; nodes: string[]; subject: string }
+  | { do: 'transfer'; count: number; fromAccount?: number; valueWei?: string }
+);
+
+export type Expectation =
+  | { kind: 'min-height'; height: number; nodes?: string[] }
+  | { kind: 'max-height'; height: number; nodes?: string[] }
+  | { kind: 'height-by'; atMs: number; height: number; nodes?: string[] }
+  | { kind: 'round-changes'; min?: number; max?: number }
+  | { kind: 'max-round'; min?: number; max?: number }
+  | { kind: 'round-timeouts'; rounds: number }
+  | { kind: 'validators-at'; block: number; validators: string[] }
+  | { kind: 'no-fork' }
+  | { kind: 'fork' }
+  | { kind: 'forked-off'; node: string }
+  | { kind: 'reorg'; nodes?: string[] }
+  | { kind: 'balance-at-least'; account: string; wei: string }
+  | { kind: 'balance-equals'; account: string; wei: string }
+  | { kind: 'transactions-included'; min: number };
+
+export interface Scenario {
+  name: string;
+  description: string;
+  seed?: number;
+  validators: number;
+  /** Non-validating nodes, named o0, o1, ... */
+  observers?: number;
+  genesis?: GenesisSpec;
+  network?: { latency?: LatencyModel; loss?: number; gossip?: boolean; traceMessages?: boolean };
+  earlyRoundChange?: boolean;
+  /** Validators that get a twin named "<name>-twin" running with the same key. */
+  twins?: string[];
+  /** Nodes that run with these transitions instead of the network's (a misconfigured operator). */
+  misconfigured?: Array<{ node: string; transitions: TransitionStep[] }>;
+  durationMs: number;
+  steps: Step[];
+  expect: Expectation[];
+}
+
+const STEP_KINDS = new Set(['crash', 'restart', 'partition', 'heal', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
+const EXPECT_KINDS = new Set([
+  'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
+  'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included',
+]);
+
+export class ScenarioError extends Error {}
+
+/** Checks the shape of a scenario read from a file; errors name the field. */
+export function validateScenario(input: unknown, source = 'scenario'): Scenario {
+  const fail = (field: string, what: string): never => {
+    throw new ScenarioError(`${source}: ${field} ${what}`);
+  };
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('(root)', 'must be an object');
+  const s = input as Record<string, unknown>;
+  if (typeof s.name !== 'string' || s.name === '') fail('name', 'must be a non-empty string');
+  if (typeof s.description !== 'string') fail('description', 'must be a string');
+  if (!Number.isInteger(s.validators) || (s.validators as number) < 1 || (s.validators as number) > 200) fail('validators', 'must be an integer from 1 to 200');
+  if (s.observers !== undefined && (!Number.isInteger(s.observers) || (s.observers as number) < 0 || (s.observers as number) > 50)) fail('observers', 'must be an integer from 0 to 50');
+  if (!Number.isInteger(s.durationMs) || (s.durationMs as number) <= 0 || (s.durationMs as number) > 7 * 24 * 3600_000) fail('durationMs', 'must be a positive integer (at most a week)');
+  if (s.seed !== undefined && !Number.isSafeInteger(s.seed)) fail('seed', 'must be an integer');
+  if (!Array.isArray(s.steps)) fail('steps', 'must be an array');
+  if ((s.steps as unknown[]).length > 10_000) fail('steps', 'has more than 10000 entries');
+  (s.steps as unknown[]).forEach((step, i) => {
+    const st = step as Record<string, unknown>;
+    if (typeof st !== 'object' || st === null) fail(`steps[${i}]`, 'must be an object');
+    if (!Number.isInteger(st.atMs) || (st.atMs as number) < 0) fail(`steps[${i}].atMs`, 'must be a non-negative integer');
+    if (!STEP_KINDS.has(st.do as string)) fail(`steps[${i}].do`, `must be one of ${[...STEP_KINDS].join(', ')}`);
+  });
+  if (!Array.isArray(s.expect)) fail('expect', 'must be an array');
+  (s.expect as unknown[]).forEach((e, i) => {
+    const ex = e as Record<string, unknown>;
+    if (typeof ex !== 'object' || ex === null || !EXPECT_KINDS.has(ex.kind as string)) fail(`expect[${i}].kind`, `must be one of ${[...EXPECT_KINDS].join(', ')}`);
+  });
+  return input as Scenario;
+}

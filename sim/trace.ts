@@ -1,0 +1,201 @@
+/**
+ * The trace: an append-only list of events, written as JSON Lines and hashed.
+ *
+ * Line format: `{"t":<ms>,"node":"v0"|null,"kind":"...",...fields}`. Fields follow `kind` in the
+ * order the event object lists them (insertion order; never sorted), so the producer fixes the
+ * canonical form. Values: bigint -> decimal string ("12"), Uint8Array -> "0x..." hex, undefined
+ * fields are left out, non-finite numbers -> null, Map -> array of [key, value], Set -> array;
+ * nested objects and arrays follow the same rules. An event may not carry fields named `t` or
+ * `node` (they would clash with the line's own).
+ *
+ * hash() is keccak-256 over every recorded line followed by '\n' — exactly the bytes of the JSONL
+ * file when no line was left out — computed incrementally (batched updates of one hasher).
+ */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Log, LogLevel, TraceEvent } from '../node/runtime/ports.ts';
+import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
+import type { SimKernel } from './kernel.ts';
+
+const DEFAULT_MAX_EVENTS = 2_000_000;
+const FLUSH_CHARS = 1 << 16;
+const MAX_READ_BYTES = 512 * 1024 * 1024;
+
+export type TraceLine = { t: number; node: string | null } & TraceEvent;
+
+function replacer(this: unknown, key: string, value: unknown): unknown {
+  // `value` is after toJSON (Buffer would already be {type,data}); look at the original.
+  const orig = (this as Record<string, unknown>)[key];
+  if (orig instanceof Uint8Array) return bytesToHex(orig);
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Map) return [...value.entries()];
+  if (value instanceof Set) return [...value.values()];
+  return value;
+}
+
+function encodeValue(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return `"${v.toString()}"`;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    default:
+      if (v === null) return 'null';
+      if (v instanceof Uint8Array) return `"${bytesToHex(v)}"`;
+      return JSON.stringify(v, replacer);
+  }
+}
+
+/** The canonical JSON line for one event (no trailing newline). */
+export function encodeTraceLine(timeMs: number, node: string | null, event: TraceEvent): string {
+  if (typeof event !== 'object' || event === null || typeof event.kind !== 'string') {
+    throw new TypeError('trace: event must be an object with a string kind');
+  }
+  let line = `{"t":${encodeValue(timeMs) ?? 'null'},"node":${node === null ? 'null' : JSON.stringify(node)},"kind":${JSON.stringify(event.kind)}`;
+  for (const key in event) {
+    if (key === 'kind' || !Object.prototype.hasOwnProperty.call(event, key)) continue;
+    if (key === 't' || key === 'node') throw new Error(`trace: event ${event.kind} has a field named "${key}", which the line format reserves`);
+    const enc = encodeValue(event[key]);
+    if (enc !== undefined) line += `,${JSON.stringify(key)}:${enc}`;
+  }
+  return line + '}';
+}
+
+export class TraceRecorder {
+  private readonly keepEvents: boolean;
+  private readonly maxEvents: number;
+  private readonly kept: string[] = [];
+  private total = 0;
+  private readonly hasher = keccak_256.create();
+  private readonly encoder = new TextEncoder();
+  private pending = '';
+  private listeners: Array<(line: TraceLine) => void> = [];
+
+  constructor(opts: { keepEvents?: boolean; maxEvents?: number } = {}) {
+    this.keepEvents = opts.keepEvents ?? true;
+    this.maxEvents = opts.maxEvents ?? DEFAULT_MAX_EVENTS;
+    if (!(this.maxEvents >= 0)) throw new RangeError(`maxEvents must be >= 0, got ${opts.maxEvents}`);
+  }
+
+  record(timeMs: number, node: string | null, event: TraceEvent): void {
+    const line = encodeTraceLine(timeMs, node, event);
+    this.total++;
+    this.pending += line + '\n';
+    if (this.pending.length >= FLUSH_CHARS) this.flush();
+    if (this.keepEvents && this.kept.length < this.maxEvents) this.kept.push(line);
+    if (this.listeners.length > 0) {
+      const obj = { t: timeMs, node, ...event } as TraceLine;
+      for (const l of this.listeners) l(obj);
+    }
+  }
+
+  /**
+   * Calls `listener` with every event recorded from now on (the event object as given, with t and
+   * node; not the re-parsed JSON). Returns an unsubscribe function.
+   */
+  subscribe(listener: (line: TraceLine) => void): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  /** keccak-256 over all recorded lines so far (each followed by '\n'). Recording may continue. */
+  hash(): Hex {
+    this.flush();
+    return bytesToHex(this.hasher.clone().digest());
+  }
+
+  /** Events recorded (kept or not). */
+  count(): number {
+    return this.total;
+  }
+
+  /** true when some recorded lines were not kept (maxEvents reached or keepEvents false). */
+  truncated(): boolean {
+    return this.kept.length < this.total;
+  }
+
+  /** Kept lines, JSON Lines without newlines (a copy). */
+  lines(): string[] {
+    return this.kept.slice();
+  }
+
+  /** Writes the kept lines, each followed by '\n'. */
+  writeJsonl(path: string): void {
+    writeFileSync(path, this.kept.length === 0 ? '' : this.kept.join('\n') + '\n');
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    this.hasher.update(this.encoder.encode(this.pending));
+    this.pending = '';
+  }
+}
+
+/** Reads a JSONL trace back (at most 512 MiB). Throws with the line number on a malformed line. */
+export function readTraceJsonl(path: string): TraceLine[] {
+  const size = statSync(path).size;
+  if (size > MAX_READ_BYTES) throw new RangeError(`readTraceJsonl: ${path} is ${size} bytes (max ${MAX_READ_BYTES})`);
+  return parseTraceJsonl(readFileSync(path, 'utf8'));
+}
+
+export function parseTraceJsonl(text: string): TraceLine[] {
+  const out: TraceLine[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    if (raw.trim() === '') continue;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw);
+    } catch (e) {
+      throw new SyntaxError(`trace line ${i + 1}: ${(e as Error).message}`);
+    }
+    const o = obj as Record<string, unknown>;
+    if (typeof o !== 'object' || o === null || Array.isArray(o) || typeof o.t !== 'number' || !(o.node === null || typeof o.node === 'string') || typeof o.kind !== 'string') {
+      throw new SyntaxError(`trace line ${i + 1}: expected {"t":number,"node":string|null,"kind":string,...}`);
+    }
+    out.push(o as TraceLine);
+  }
+  return out;
+}
+
+const LEVELS: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+export interface SimLogOptions {
+  /** Also print log() calls of every level to stderr (prefixed with virtual time and node). */
+  echo?: boolean;
+  /** Lowest level that log() records into the trace as {kind:'log',level,message,fields}; 'none' records nothing. Default 'warn'. */
+  recordLevel?: LogLevel | 'none';
+}
+
+/** The Log port of one simulated node: trace() records at the kernel's virtual time. */
+export function simLog(trace: TraceRecorder, kernel: SimKernel, node: string, opts: SimLogOptions = {}): Log {
+  const min = opts.recordLevel === 'none' ? Number.POSITIVE_INFINITY : LEVELS[opts.recordLevel ?? 'warn'];
+  const echo = opts.echo ?? false;
+  return {
+    trace(event: TraceEvent): void {
+      trace.record(kernel.nowMs(), node, event);
+    },
+    log(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+      const n = LEVELS[level] ?? LEVELS.error;
+      if (echo) {
+        const extra = fields === undefined ? '' : ' ' + (encodeValue(fields) ?? '');
+        process.stderr.write(`[${kernel.nowMs()}] ${node} ${level}: ${message}${extra}\n`);
+      }
+      if (n < min) return;
+      const ev: TraceEvent = { kind: 'log', level, message };
+      if (fields !== undefined) ev.fields = fields;
+      trace.record(kernel.nowMs(), node, ev);
+    },
+  };
+}

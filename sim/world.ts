@@ -1,0 +1,224 @@
+/**
+ * A simulated world: one kernel, one seeded random source split per purpose, one virtual network,
+ * one trace, and a set of nodes built through the node's own composition root. Faults act on
+ * nodes from outside: crash (volatile state lost, the store survives), restart (optionally with a
+ * wiped data directory), partitions, clock skew and Byzantine transports.
+ */
+import type { Hex } from '../node/crypto/bytes.ts';
+import { createCommonFromGenesis } from '../node/chain/common.ts';
+import { parseGenesis, type Genesis } from '../node/chain/genesis.ts';
+import { createNode, type QbftNode } from '../node/node.ts';
+import type { Clock, PeerId, Runtime, Transport } from '../node/runtime/ports.ts';
+import { SimKernel } from './kernel.ts';
+import { VirtualNetwork, type LatencyModel } from './network.ts';
+import { SeededRandom } from './random.ts';
+import { SimStoreDirectory } from './storage.ts';
+import { TraceRecorder, simLog } from './trace.ts';
+import { byzantineTransport, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
+import type { NodeKey } from './keys.ts';
+
+export const SIM_START_TIME_MS = 1_700_000_000_000;
+
+export interface WorldNodeSpec {
+  name: string;
+  key: NodeKey;
+  /** A genesis of its own (a misconfigured node); defaults to the world's. */
+  genesis?: Record<string, unknown>;
+  earlyRoundChange?: boolean;
+}
+
+export interface WorldOptions {
+  seed: number;
+  genesis: Record<string, unknown>;
+  nodes: WorldNodeSpec[];
+  latency?: LatencyModel;
+  loss?: number;
+  gossip?: boolean;
+  /** Record every network message in the trace (costly with many validators). */
+  traceMessages?: boolean;
+  earlyRoundChange?: boolean;
+}
+
+export interface SimNode {
+  readonly name: string;
+  readonly key: NodeKey;
+  readonly genesis: Genesis;
+  node: QbftNode | undefined;
+  status: 'up' | 'crashed';
+  skewMs: number;
+  byzantine: ByzantineControl;
+  earlyRoundChange: boolean;
+}
+
+export class World {
+  readonly kernel: SimKernel;
+  readonly random: SeededRandom;
+  readonly network: VirtualNetwork;
+  readonly trace: TraceRecorder;
+  readonly stores = new SimStoreDirectory();
+  readonly nodes = new Map<string, SimNode>();
+  readonly errors: string[] = [];
+  private readonly gossip: boolean;
+
+  constructor(readonly options: WorldOptions) {
+    this.trace = new TraceRecorder();
+    this.kernel = new SimKernel({
+      startTimeMs: SIM_START_TIME_MS,
+      onError: (err, ev) => this.fail(`event ${ev.label ?? ev.seq} at ${ev.atMs}: ${String((err as Error)?.stack ?? err)}`),
+    });
+    this.random = new SeededRandom(options.seed);
+    const traceMessages = options.traceMessages ?? options.nodes.length <= 16;
+    this.network = new VirtualNetwork(this.kernel, this.random.fork('network'), {
+      latency: options.latency ?? { kind: 'uniform', minMs: 5, maxMs: 30 },
+      faults: options.loss ? { loss: options.loss } : undefined,
+      onEvent: (e) => {
+        if (traceMessages || e.kind === 'msg-dropped') this.trace.record(this.kernel.nowMs(), null, e);
+      },
+    });
+    this.gossip = options.gossip ?? true;
+    const base = parseGenesis(options.genesis);
+    for (const spec of options.nodes) {
+      this.nodes.set(spec.name, {
+        name: spec.name,
+        key: spec.key,
+        genesis: spec.genesis ? parseGenesis(spec.genesis) : base,
+        node: undefined,
+        status: 'crashed',
+        skewMs: 0,
+        byzantine: { behaviour: undefined },
+        earlyRoundChange: spec.earlyRoundChange ?? options.earlyRoundChange ?? false,
+      });
+    }
+  }
+
+  fail(message: string): void {
+    if (this.errors.length < 20) this.errors.push(message);
+  }
+
+  get(name: string): SimNode {
+    const n = this.nodes.get(name);
+    if (!n) throw new Error(`no node named ${name}`);
+    return n;
+  }
+
+  names(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  private addressBook(): Map<Hex, PeerId> {
+    const book = new Map<Hex, PeerId>();
+    for (const n of this.nodes.values()) if (n.status === 'up' && !book.has(n.key.address)) book.set(n.key.address, n.name);
+    return book;
+  }
+
+  private transportFor(sim: SimNode): Transport {
+    const raw = this.network.attach(sim.name);
+    const withIdentity: Transport = {
+      get localId() {
+        return raw.localId;
+      },
+      peers: () => raw.peers(),
+      send: (to, m) => raw.send(to, m),
+      setHandlers: (h) => raw.setHandlers(h),
+      peerForAddress: (address) => {
+        const peer = this.addressBook().get(address as Hex);
+        return peer !== undefined && peer !== sim.name ? peer : undefined;
+      },
+    };
+    return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim));
+  }
+
+  private commonOf(sim: SimNode) {
+    return sim.node?.common ?? commonFor(sim.genesis);
+  }
+
+  /** Starts (or restarts) a node: a fresh process over whatever its store kept. */
+  async startNode(name: string, opts: { wipe?: boolean } = {}): Promise<void> {
+    const sim = this.get(name);
+    if (sim.status === 'up') return;
+    if (opts.wipe) this.stores.wipe(name);
+    const kernel = this.kernel;
+    const clock: Clock = { nowMs: () => kernel.nowMs() + sim.skewMs };
+    const runtime: Runtime = {
+      clock,
+      timers: kernel.timers(name),
+      random: this.random.fork(`node/${name}`),
+      transport: this.transportFor(sim),
+      store: this.stores.open(name),
+      log: simLog(this.trace, kernel, name),
+    };
+    sim.status = 'up';
+    this.trace.record(kernel.nowMs(), name, { kind: 'node-started', wiped: opts.wipe === true });
+    sim.node = await createNode(
+      {
+        name,
+        genesis: sim.genesis,
+        privateKey: sim.key.privateKey,
+        earlyRoundChange: sim.earlyRoundChange,
+        gossip: this.gossip,
+      },
+      runtime,
+    );
+  }
+
+  crash(name: string): void {
+    const sim = this.get(name);
+    if (sim.status !== 'up') return;
+    sim.node?.stop();
+    sim.node = undefined;
+    sim.status = 'crashed';
+    this.kernel.cancelOwner(name);
+    this.network.setUp(name, false);
+    this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'crash' });
+  }
+
+  async restart(name: string, opts: { wipe?: boolean } = {}): Promise<void> {
+    this.crash(name);
+    this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: opts.wipe ? 'restart-wiped' : 'restart' });
+    await this.startNode(name, opts);
+  }
+
+  partition(groups: string[][]): void {
+    this.network.partition(groups);
+    this.trace.record(this.kernel.nowMs(), null, { kind: 'fault', fault: 'partition', groups });
+  }
+
+  heal(): void {
+    this.network.heal();
+    this.trace.record(this.kernel.nowMs(), null, { kind: 'fault', fault: 'heal' });
+  }
+
+  setSkew(name: string, skewMs: number): void {
+    this.get(name).skewMs = skewMs;
+    this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'clock-skew', skewMs });
+  }
+
+  setByzantine(name: string, behaviour: ByzantineBehaviour | undefined): void {
+    this.get(name).byzantine.behaviour = behaviour;
+    this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'byzantine', behaviour: behaviour ?? 'none' });
+  }
+
+  async startAll(): Promise<void> {
+    for (const name of this.names()) await this.startNode(name);
+  }
+
+  /** Runs `fn` at virtual time `atMs` (relative to the start). */
+  at(offsetMs: number, label: string, fn: () => void | Promise<void>): void {
+    this.kernel.schedule(SIM_START_TIME_MS + offsetMs, fn, label);
+  }
+
+  async runFor(durationMs: number): Promise<void> {
+    await this.kernel.runUntil(SIM_START_TIME_MS + durationMs);
+  }
+
+  elapsedMs(): number {
+    return this.kernel.nowMs() - SIM_START_TIME_MS;
+  }
+}
+
+const commonCache = new WeakMap<Genesis, ReturnType<typeof createCommonFromGenesis>>();
+function commonFor(genesis: Genesis) {
+  let c = commonCache.get(genesis);
+  if (!c) commonCache.set(genesis, (c = createCommonFromGenesis(genesis)));
+  return c;
+}
