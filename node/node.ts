@@ -8,7 +8,7 @@ import { bytesToHex, hexToBytes, type Hex } from './crypto/bytes.ts';
 import { privateKeyToAddress } from './crypto/secp256k1.ts';
 import { blockFromRlp, committedSealHash, onchainBlockHash, withExtraData, extraDataOf } from './chain/block-hashing.ts';
 import { Chain, type ChainEntry, type ReorgEvent } from './chain/chain.ts';
-import { createCommonFromGenesis } from './chain/common.ts';
+import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
 import type { Genesis } from './chain/genesis.ts';
 import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
@@ -20,7 +20,7 @@ import type { WireLayout } from './consensus/qbft/messages.ts';
 import { recoverAddressCached } from './consensus/qbft/signer-cache.ts';
 import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
 import { proposedBlockFrom, type NodeProposedBlock } from './consensus/proposed-block.ts';
-import { ExecutionEngine, type Reward } from './execution/engine.ts';
+import { ExecutionEngine, type Reward, type TxReceipt } from './execution/engine.ts';
 import { TxPool } from './execution/tx-pool.ts';
 import { BlockSync } from './p2p/block-sync.ts';
 import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
@@ -62,7 +62,8 @@ export class QbftNode {
   sync!: BlockSync;
   qbft!: QbftService;
   readonly listeners: NodeEvents[] = [];
-  private readonly executed = new Set<Hex>();
+  /** Receipts of executed blocks by on-chain hash (bounded); presence means "executed". */
+  private readonly receipts = new Map<Hex, TxReceipt[]>();
   private readonly proposalCache = new Map<Hex, NodeProposedBlock | null>();
   private readonly vanity: Uint8Array;
   private stopped = false;
@@ -72,7 +73,7 @@ export class QbftNode {
     readonly runtime: Runtime,
   ) {
     this.address = privateKeyToAddress(config.privateKey);
-    this.common = createCommonFromGenesis(config.genesis);
+    this.common = sharedCommonFor(config.genesis);
     this.schedule = new QbftForkSchedule(config.genesis);
     this.vanity = vanityFrom(config.minerExtraData ?? utf8ToBytes('qbft-lab'));
   }
@@ -175,8 +176,16 @@ export class QbftNode {
     for (let n = 1; n <= this.chain.head().number; n++) {
       const entry = this.chain.canonicalAt(n)!;
       const parent = this.chain.canonicalAt(n - 1)!;
-      await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block));
-      this.executed.add(entry.hash);
+      try {
+        const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block));
+        this.remember(entry.hash, result.receipts);
+      } catch (err) {
+        // The stored chain no longer fits this node's genesis (for example a transition placed in the
+        // past): keep what still validates and let sync and consensus continue from there.
+        this.runtime.log.trace({ kind: 'stored-chain-invalid', number: n, reason: (err as Error).message });
+        await this.chain.rewindTo(n - 1);
+        return;
+      }
     }
   }
 
@@ -267,15 +276,30 @@ export class QbftNode {
 
   private async execute(block: Block, parent: ChainEntry): Promise<string | undefined> {
     const hash = bytesToHex(onchainBlockHash(block.header));
-    if (this.executed.has(hash)) return undefined;
+    if (this.receipts.has(hash)) return undefined;
     try {
-      await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block));
+      const result = await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block));
+      this.remember(hash, result.receipts);
     } catch (err) {
       return `execution: ${(err as Error).message}`;
     }
-    if (this.executed.size >= 4096) this.executed.delete(this.executed.values().next().value as Hex);
-    this.executed.add(hash);
     return undefined;
+  }
+
+  private remember(hash: Hex, receipts: TxReceipt[]): void {
+    if (this.receipts.size >= 4096) this.receipts.delete(this.receipts.keys().next().value as Hex);
+    this.receipts.set(hash, receipts);
+  }
+
+  /** Receipts of a block this node executed (re-executed on demand if they were evicted). */
+  async receiptsOf(entry: ChainEntry): Promise<TxReceipt[]> {
+    const known = this.receipts.get(entry.hash);
+    if (known) return known;
+    const parent = this.chain.get(entry.parentHash);
+    if (!parent) return [];
+    const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block));
+    this.remember(entry.hash, result.receipts);
+    return result.receipts;
   }
 
   /** Full validation (header, seals, execution) and fork choice for a sealed block. */
@@ -303,8 +327,10 @@ export class QbftNode {
 
   private async onNewHead(reorg: ReorgEvent): Promise<void> {
     const head = this.chain.head();
-    if (reorg.removed.length > 0)
-      this.runtime.log.trace({ kind: 'reorg', removed: reorg.removed.map((e) => e.hash), added: reorg.added.map((e) => e.hash) });
+    if (reorg.removed.length > 0) {
+      const removedLogs = (await Promise.all(reorg.removed.map((e) => this.receiptsOf(e).catch(() => [])))).reduce((n, rs) => n + rs.reduce((m, r) => m + r.logs.length, 0), 0);
+      this.runtime.log.trace({ kind: 'reorg', removed: reorg.removed.map((e) => e.hash), added: reorg.added.map((e) => e.hash), removedLogs });
+    }
     await this.updatePool(reorg);
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
@@ -375,7 +401,7 @@ export class QbftNode {
       if (!nonces.has(sender)) nonces.set(sender, (await this.engine.getAccount(stateRoot, sender))?.nonce ?? 0n);
     }
     const transactions = this.pool.selectForBlock(baseFee, gasLimit, (sender) => nonces.get(sender) ?? 0n);
-    const { block } = await this.engine.buildBlock({
+    const { block, receipts } = await this.engine.buildBlock({
       parent: head.block,
       parentHash: onchainBlockHash(head.block.header),
       number: BigInt(req.height),
@@ -386,9 +412,8 @@ export class QbftNode {
       transactions,
       reward: this.rewardAt(req.height, this.address),
     });
-    const proposed = proposedBlockFrom(block);
-    this.executed.add(bytesToHex(onchainBlockHash(block.header)));
-    return proposed;
+    this.remember(bytesToHex(onchainBlockHash(block.header)), receipts);
+    return proposedBlockFrom(block);
   }
 
 

@@ -34,6 +34,9 @@ export interface SimGenesisOptions {
 }
 
 export const DEFAULT_VALIDATOR_CONTRACT: Hex = '0x0000000000000000000000000000000000008888';
+/** A contract that emits one LOG1 (topic 0x01, empty data) on every call. */
+export const LOGGER_CONTRACT: Hex = '0x0000000000000000000000000000000000004c06';
+const LOGGER_CODE = '0x600160006000a100'; // PUSH1 1, PUSH1 0, PUSH1 0, LOG1, STOP
 
 /**
  * Runtime code that answers any call with the ABI encoding of a fixed `address[]`: it copies the
@@ -60,6 +63,7 @@ export function buildSimGenesis(o: SimGenesisOptions): Record<string, unknown> {
   const alloc: Record<string, unknown> = {};
   for (const account of BESU_TEST_ACCOUNTS) alloc[account.address.slice(2)] = { balance: '0x' + (10n ** 24n).toString(16) };
   const contract = o.validatorContract ?? (o.contractMode ? { address: DEFAULT_VALIDATOR_CONTRACT, validators: o.validators } : undefined);
+  alloc[LOGGER_CONTRACT.slice(2)] = { balance: '0x0', code: LOGGER_CODE };
   if (contract) alloc[contract.address.slice(2)] = { balance: '0x0', code: staticValidatorContractCode(contract.validators) };
   if (o.contractMode) qbft.validatorcontractaddress = contract!.address;
   const config: Record<string, unknown> = {

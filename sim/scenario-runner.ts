@@ -8,11 +8,12 @@ import { committedSealHash } from '../node/chain/block-hashing.ts';
 import type { ChainEntry } from '../node/chain/chain.ts';
 import { quorumSize, maxFaulty } from '../node/consensus/qbft/quorum.ts';
 import { recoverAddressCached } from '../node/consensus/qbft/signer-cache.ts';
-import { buildSimGenesis, DEFAULT_VALIDATOR_CONTRACT, type TransitionSpec } from './genesis-builder.ts';
+import { buildSimGenesis, DEFAULT_VALIDATOR_CONTRACT, LOGGER_CONTRACT, type TransitionSpec } from './genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, deterministicKey, validatorKeys, type NodeKey } from './keys.ts';
 import { SIM_START_TIME_MS, World, type WorldNodeSpec } from './world.ts';
 import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts';
 import type { TraceLine } from './trace.ts';
+import { parseGenesis } from '../node/chain/genesis.ts';
 
 export interface NodeReport {
   name: string;
@@ -55,7 +56,7 @@ function resolveKeys(s: Scenario): { validators: NodeKey[]; nodes: WorldNodeSpec
   const nodes: WorldNodeSpec[] = [];
   validators.forEach((key, i) => {
     names.set(`v${i}`, key);
-    nodes.push({ name: `v${i}`, key });
+    nodes.push({ name: `v${i}`, key, minerExtraData: s.minerExtraData?.[`v${i}`] });
   });
   for (let i = 0; i < (s.observers ?? 0); i++) {
     const key = deterministicKey('observer', i);
@@ -65,7 +66,7 @@ function resolveKeys(s: Scenario): { validators: NodeKey[]; nodes: WorldNodeSpec
   for (const twin of s.twins ?? []) {
     const key = names.get(twin);
     if (!key) throw new Error(`twins: no node named ${twin}`);
-    nodes.push({ name: `${twin}-twin`, key });
+    nodes.push({ name: `${twin}-twin`, key, minerExtraData: 'twin' });
   }
   return { validators, nodes, names };
 }
@@ -133,6 +134,9 @@ export function describeExpectation(e: Expectation): string {
     case 'balance-at-least': return `${e.account} holds at least ${e.wei} wei`;
     case 'balance-equals': return `${e.account} holds exactly ${e.wei} wei`;
     case 'transactions-included': return `at least ${e.min} transactions included`;
+    case 'no-progress-between': return `no block is added between ${e.fromMs} ms and ${e.toMs} ms`;
+    case 'trace-event': return `at least ${e.min} '${e.event}' event(s)${e.nonNullField ? ` with ${e.nonNullField} set` : ''}`;
+    case 'removed-logs': return `${e.nodes ? e.nodes.join(',') : 'some node'} drops logs of blocks removed by a reorganization`;
   }
 }
 
@@ -168,6 +172,9 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const roundsStarted = new Map<string, number>();
   const timeouts: Array<{ round: number; timeoutMs: number }> = [];
   const reorgNodes = new Set<string>();
+  const removedLogs = new Map<string, number>();
+  const tracedKinds = new Set(s.expect.flatMap((e) => (e.kind === 'trace-event' ? [e.event] : [])));
+  const traceCounts = new Map<string, Array<Record<string, unknown>>>();
   world.trace.subscribe((line: TraceLine) => {
     if (!line.node || !honest(line.node)) return;
     if (line.kind === 'block-imported') {
@@ -179,7 +186,16 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       const round = line.round as number;
       if (round > 0) roundsStarted.set(`${line.height}/${round}`, round);
       if (timeouts.length < 10_000) timeouts.push({ round, timeoutMs: line.timeoutMs as number });
-    } else if (line.kind === 'reorg') reorgNodes.add(line.node);
+    } else if (line.kind === 'reorg') {
+      reorgNodes.add(line.node);
+      const logs = (line.removedLogs as number | undefined) ?? 0;
+      if (logs > 0) removedLogs.set(line.node, (removedLogs.get(line.node) ?? 0) + logs);
+    }
+    if (tracedKinds.has(line.kind)) {
+      let list = traceCounts.get(line.kind);
+      if (!list) traceCounts.set(line.kind, (list = []));
+      if (list.length < 10_000) list.push(line as Record<string, unknown>);
+    }
   });
 
   const accountNonces = new Map<number, bigint>();
@@ -194,7 +210,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const runStep = async (st: Step) => {
     switch (st.do) {
       case 'crash': world.crash(st.node); break;
-      case 'restart': await world.restart(st.node, { wipe: st.wipe }); break;
+      case 'restart':
+        if (st.transitions) world.get(st.node).genesis = parseGenesis(genesisFor(s, validators, names, st.transitions));
+        await world.restart(st.node, { wipe: st.wipe });
+        break;
       case 'partition': world.partition(st.groups); break;
       case 'heal': world.heal(); break;
       case 'byzantine': world.setByzantine(st.node, st.behaviour); break;
@@ -210,13 +229,16 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       case 'transfer': {
         const accountIndex = st.fromAccount ?? 0;
         const account = BESU_TEST_ACCOUNTS[accountIndex];
-        const target = [...world.nodes.values()].find((n) => n.status === 'up' && n.node);
-        if (!target?.node) break;
+        const target = st.node ? world.get(st.node) : [...world.nodes.values()].find((n) => n.status === 'up' && n.node);
+        if (!target?.node) {
+          world.fail(`transfer: no running node to submit to`);
+          break;
+        }
         for (let i = 0; i < st.count; i++) {
           const nonce = accountNonces.get(accountIndex) ?? 0n;
           accountNonces.set(accountIndex, nonce + 1n);
           const tx = createFeeMarket1559Tx(
-            { nonce, to: BESU_TEST_ACCOUNTS[(accountIndex + 1) % 3].address, value: BigInt(st.valueWei ?? '1'), gasLimit: 21000n, maxFeePerGas: 100n * GIB / 10n ** 9n, maxPriorityFeePerGas: 1n, chainId: target.genesis.chainId },
+            { nonce, to: st.to === 'logger' ? LOGGER_CONTRACT : st.to ? addressOf(names, st.to) : BESU_TEST_ACCOUNTS[(accountIndex + 1) % 3].address, value: BigInt(st.valueWei ?? '1'), gasLimit: st.to === 'logger' ? 40_000n : 21000n, maxFeePerGas: 100n * GIB / 10n ** 9n, maxPriorityFeePerGas: 1n, chainId: target.genesis.chainId },
             { common: target.node.common },
           ).sign(account.privateKey);
           const result = await target.node.submitTransaction(tx.serialize());
@@ -228,10 +250,15 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   };
 
   await world.startAll();
-  for (const st of [...s.steps].sort((a, b) => a.atMs - b.atMs)) world.at(st.atMs, `step:${st.do}`, () => runStep(st));
   const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer').reduce((m, st) => Math.max(m, st.atMs), 0);
-  const sampleTimes = new Set<number>([lastFaultMs, ...s.expect.filter((e) => e.kind === 'height-by').map((e) => (e as { atMs: number }).atMs)]);
-  for (const t of sampleTimes) if (t <= s.durationMs) world.at(t, 'sample', () => sample(t));
+  const sampleTimes = new Set<number>([lastFaultMs]);
+  for (const e of s.expect) {
+    if (e.kind === 'height-by') sampleTimes.add(e.atMs);
+    if (e.kind === 'no-progress-between') sampleTimes.add(e.fromMs).add(e.toMs);
+  }
+  // Samples are scheduled before steps, so a sample taken at a step's time sees the world just before it.
+  for (const t of [...sampleTimes].sort((a, b) => a - b)) if (t <= s.durationMs) world.at(t, 'sample', () => sample(t));
+  for (const st of [...s.steps].sort((a, b) => a.atMs - b.atMs)) world.at(st.atMs, `step:${st.do}`, () => runStep(st));
   await world.runFor(s.durationMs);
 
   const allNames = world.names();
@@ -304,6 +331,20 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         const account = await reference.engine.getAccount(reference.chain.head().block.header.stateRoot, addressOf(names, e.account));
         const balance = account?.balance ?? 0n;
         return e.kind === 'balance-equals' ? balance === BigInt(e.wei) : balance >= BigInt(e.wei);
+      }
+      case 'no-progress-between': {
+        const a = samples.get(e.fromMs);
+        const b = samples.get(e.toMs);
+        if (!a || !b) return false;
+        return honestUp.every((n) => (a.get(n) ?? -1) === (b.get(n) ?? -1));
+      }
+      case 'trace-event': {
+        const seen = traceCounts.get(e.event) ?? [];
+        return seen.filter((fields) => !e.nonNullField || (fields[e.nonNullField] !== null && fields[e.nonNullField] !== undefined)).length >= e.min;
+      }
+      case 'removed-logs': {
+        const nodesWithRemoved = new Set(removedLogs.keys());
+        return e.nodes ? e.nodes.every((n) => (removedLogs.get(n) ?? 0) > 0) : nodesWithRemoved.size > 0;
       }
       case 'transactions-included': {
         if (!reference) return false;

@@ -32,14 +32,14 @@ export interface TransitionStep {
 
 export type Step = { atMs: number } & (
   | { do: 'crash'; node: string }
-  | { do: 'restart'; node: string; wipe?: boolean }
+  | { do: 'restart'; node: string; wipe?: boolean; transitions?: TransitionStep[] }
   | { do: 'partition'; groups: string[][] }
   | { do: 'heal' }
   | { do: 'byzantine'; node: string; behaviour: ByzantineBehaviour }
   | { do: 'skew'; node: string; ms: number }
   | { do: 'vote'; nodes: string[]; subject: string; add: boolean }
   | { do: 'discard-vote'; nodes: string[]; subject: string }
-  | { do: 'transfer'; count: number; fromAccount?: number; valueWei?: string }
+  | { do: 'transfer'; count: number; fromAccount?: number; valueWei?: string; node?: string; to?: 'logger' | string }
 );
 
 export type Expectation =
@@ -56,7 +56,10 @@ export type Expectation =
   | { kind: 'reorg'; nodes?: string[] }
   | { kind: 'balance-at-least'; account: string; wei: string }
   | { kind: 'balance-equals'; account: string; wei: string }
-  | { kind: 'transactions-included'; min: number };
+  | { kind: 'transactions-included'; min: number }
+  | { kind: 'no-progress-between'; fromMs: number; toMs: number }
+  | { kind: 'trace-event'; event: string; min: number; nonNullField?: string }
+  | { kind: 'removed-logs'; nodes?: string[] };
 
 export interface Scenario {
   name: string;
@@ -70,6 +73,8 @@ export interface Scenario {
   earlyRoundChange?: boolean;
   /** Validators that get a twin named "<name>-twin" running with the same key. */
   twins?: string[];
+  /** Extra data (vanity source) per node name; twins default to "twin". */
+  minerExtraData?: Record<string, string>;
   /** Nodes that run with these transitions instead of the network's (a misconfigured operator). */
   misconfigured?: Array<{ node: string; transitions: TransitionStep[] }>;
   durationMs: number;
@@ -80,7 +85,8 @@ export interface Scenario {
 const STEP_KINDS = new Set(['crash', 'restart', 'partition', 'heal', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
 const EXPECT_KINDS = new Set([
   'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
-  'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included',
+  'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included', 'no-progress-between',
+  'trace-event', 'removed-logs',
 ]);
 
 export class ScenarioError extends Error {}

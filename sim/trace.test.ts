@@ -141,3 +141,16 @@ test('subscribe sees events as they are recorded', (t) => {
   r.record(2, 'v0', { kind: 'b' });
   t.deepEqual(seen, ['1:v0:a']);
 });
+
+test('native and noble hashers agree (incl. non-ASCII text and mid-way hashes)', (t) => {
+  const auto = new TraceRecorder();
+  const noble = new TraceRecorder({ hasher: 'noble' });
+  t.is(noble.hasherKind(), 'noble');
+  t.log(`default hasher: ${auto.hasherKind()}`);
+  for (let i = 0; i < 3000; i++) {
+    for (const r of [auto, noble]) r.record(i, `v${i % 3}`, { kind: 'x', s: `é✓\u{1F600}${i}`, lone: '\ud800', b: BigInt(i) * 10n ** 20n });
+    if (i % 1000 === 7) t.is(auto.hash(), noble.hash());
+  }
+  t.is(auto.hash(), noble.hash());
+  t.is(auto.hash(), bytesToHex(keccak_256(utf8(auto.lines().join('\n') + '\n'))));
+});

@@ -4,8 +4,8 @@
  * nodes from outside: crash (volatile state lost, the store survives), restart (optionally with a
  * wiped data directory), partitions, clock skew and Byzantine transports.
  */
-import type { Hex } from '../node/crypto/bytes.ts';
-import { createCommonFromGenesis } from '../node/chain/common.ts';
+import { utf8ToBytes, type Hex } from '../node/crypto/bytes.ts';
+import { sharedCommonFor } from '../node/chain/common.ts';
 import { parseGenesis, type Genesis } from '../node/chain/genesis.ts';
 import { createNode, type QbftNode } from '../node/node.ts';
 import type { Clock, PeerId, Runtime, Transport } from '../node/runtime/ports.ts';
@@ -25,6 +25,7 @@ export interface WorldNodeSpec {
   /** A genesis of its own (a misconfigured node); defaults to the world's. */
   genesis?: Record<string, unknown>;
   earlyRoundChange?: boolean;
+  minerExtraData?: string;
 }
 
 export interface WorldOptions {
@@ -42,7 +43,8 @@ export interface WorldOptions {
 export interface SimNode {
   readonly name: string;
   readonly key: NodeKey;
-  readonly genesis: Genesis;
+  genesis: Genesis;
+  readonly minerExtraData: string | undefined;
   node: QbftNode | undefined;
   status: 'up' | 'crashed';
   skewMs: number;
@@ -82,6 +84,7 @@ export class World {
         name: spec.name,
         key: spec.key,
         genesis: spec.genesis ? parseGenesis(spec.genesis) : base,
+        minerExtraData: spec.minerExtraData,
         node: undefined,
         status: 'crashed',
         skewMs: 0,
@@ -129,7 +132,7 @@ export class World {
   }
 
   private commonOf(sim: SimNode) {
-    return sim.node?.common ?? commonFor(sim.genesis);
+    return sim.node?.common ?? sharedCommonFor(sim.genesis);
   }
 
   /** Starts (or restarts) a node: a fresh process over whatever its store kept. */
@@ -156,6 +159,7 @@ export class World {
         privateKey: sim.key.privateKey,
         earlyRoundChange: sim.earlyRoundChange,
         gossip: this.gossip,
+        minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
       },
       runtime,
     );
@@ -216,9 +220,3 @@ export class World {
   }
 }
 
-const commonCache = new WeakMap<Genesis, ReturnType<typeof createCommonFromGenesis>>();
-function commonFor(genesis: Genesis) {
-  let c = commonCache.get(genesis);
-  if (!c) commonCache.set(genesis, (c = createCommonFromGenesis(genesis)));
-  return c;
-}

@@ -7,6 +7,7 @@ import { createBlockFromBytesArray, createBlockFromRLP, type Block, type BlockHe
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.ts';
+import { bytesToHex } from '../crypto/bytes.ts';
 import { decodeExtraData, encodeExtraData, type QbftExtraData } from './extra-data.ts';
 
 const EXTRA_DATA_INDEX = 12;
@@ -25,8 +26,34 @@ function genesisHash(header: BlockHeader): Uint8Array {
   return keccak256(RLP.encode(header.raw()));
 }
 
+const extraCache = new WeakMap<BlockHeader, QbftExtraData>();
+
 export function extraDataOf(header: BlockHeader): QbftExtraData {
-  return decodeExtraData(header.extraData);
+  let extra = extraCache.get(header);
+  if (extra === undefined) {
+    extra = decodeExtraData(header.extraData);
+    extraCache.set(header, extra);
+  }
+  return extra;
+}
+
+/**
+ * Decoded blocks, shared by every node that uses the same Common: the simulator's nodes receive
+ * the same bytes many times, and building an ethereumjs block is costly. Blocks are immutable.
+ */
+const BLOCK_CACHE_CAP = 512;
+const blockCache = new WeakMap<Common, Map<string, Block>>();
+
+function cachedBlock(common: Common, key: string, make: () => Block): Block {
+  let cache = blockCache.get(common);
+  if (!cache) blockCache.set(common, (cache = new Map()));
+  let block = cache.get(key);
+  if (block === undefined) {
+    block = make();
+    if (cache.size >= BLOCK_CACHE_CAP) cache.delete(cache.keys().next().value as string);
+    cache.set(key, block);
+  }
+  return block;
 }
 
 export function onchainBlockHash(header: BlockHeader): Uint8Array {
@@ -52,11 +79,17 @@ export function committedSealHash(header: BlockHeader, round?: number): Uint8Arr
 }
 
 export function blockFromRlp(bytes: Uint8Array, common: Common): Block {
-  return createBlockFromRLP(bytes, { common, skipConsensusFormatValidation: true });
+  return cachedBlock(common, bytesToHex(keccak256(bytes)), () => createBlockFromRLP(bytes, { common, skipConsensusFormatValidation: true }));
 }
 
 export function blockToRlp(block: Block): Uint8Array {
   return block.serialize();
+}
+
+/** Builds a block from its raw RLP values, through the shared decoded-block cache. */
+export function blockFromValues(values: Uint8Array[][] | unknown[], common: Common): Block {
+  const key = bytesToHex(keccak256(RLP.encode(values as never)));
+  return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common, skipConsensusFormatValidation: true }));
 }
 
 export function withExtraData(block: Block, extra: QbftExtraData, common: Common): Block {
@@ -64,5 +97,5 @@ export function withExtraData(block: Block, extra: QbftExtraData, common: Common
   const header = [...raw[0]];
   header[EXTRA_DATA_INDEX] = encodeExtraData(extra);
   raw[0] = header;
-  return createBlockFromBytesArray(raw, { common, skipConsensusFormatValidation: true });
+  return blockFromValues(raw, common);
 }

@@ -85,3 +85,15 @@ export function createCommonFromGenesis(genesis: Genesis, options: CommonOptions
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(genesis.timestamp) });
   return common;
 }
+
+const shared = new WeakMap<Genesis, Common>();
+
+/**
+ * One Common per parsed genesis, shared by the nodes built from it (in the simulator, every node of
+ * a network), so that decoded blocks can be shared too. Never call setHardfork* on it: copy it.
+ */
+export function sharedCommonFor(genesis: Genesis): Common {
+  let common = shared.get(genesis);
+  if (!common) shared.set(genesis, (common = createCommonFromGenesis(genesis)));
+  return common;
+}

@@ -34,6 +34,7 @@ export interface GenesisReport {
 }
 
 function validatorsOf(genesis: Genesis): ValidatorsReport {
+  if (genesis.consensus !== 'qbft') return { mode: 'none', error: `not a QBFT genesis (${genesis.consensus})` };
   if (genesis.qbft.validatorContractAddress) return { mode: 'contract', contractAddress: genesis.qbft.validatorContractAddress };
   try {
     return { mode: 'blockheader', validators: decodeExtraData(genesis.extraData).validators };

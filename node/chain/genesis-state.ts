@@ -37,7 +37,7 @@ export async function writeGenesisState(stateManager: MerkleStateManager, genesi
 }
 
 export async function genesisStateRoot(genesis: Genesis): Promise<Uint8Array> {
-  return writeGenesisState(createGenesisStateManager(), genesis);
+  return writeGenesisState(createGenesisStateManager(createCommonFromGenesis(genesis)), genesis);
 }
 
 /** The genesis block. `stateRoot` may be passed when it is already known (e.g. after writeGenesisState). */

@@ -16,7 +16,45 @@ import type { CustomCrypto } from '@ethereumjs/common';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { keccak256 } from '../crypto/keccak.ts';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { dirname } from 'node:path';
+import { keccak256 as projectKeccak256 } from '../crypto/keccak.ts';
+
+// ---- keccak-256 ---------------------------------------------------------------------------------
+
+type KeccakState = { initialize(rate: number, capacity: number): void; absorb(d: Uint8Array): void; squeeze(n: number): Uint8Array };
+
+/**
+ * The `keccak` package's native sponge used directly: its public API builds a stream Transform
+ * per hash and copies non-Buffer input, which costs ~2x. One state is reused (synchronous).
+ */
+function loadDirectKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const pkg = require.resolve('keccak/package.json');
+    const gyp = createRequire(pkg)('node-gyp-build') as (dir: string) => new () => KeccakState;
+    const State = gyp(dirname(pkg));
+    const state = new State();
+    const hash = (data: Uint8Array): Uint8Array => {
+      state.initialize(1088, 512);
+      state.absorb(data);
+      const out = state.squeeze(32);
+      return new Uint8Array(out.buffer, out.byteOffset, 32);
+    };
+    const probe = new Uint8Array(300).map((_, i) => (i * 7) & 0xff);
+    for (const m of [new Uint8Array(0), probe, probe.subarray(5, 250)]) {
+      const a = hash(m);
+      const b = keccak_256(m);
+      if (a.length !== 32 || a.some((x, i) => x !== b[i])) return undefined;
+    }
+    return hash;
+  } catch {
+    return undefined;
+  }
+}
+
+/** keccak-256: the native sponge when it loads, else node/crypto/keccak.ts (native API or noble). */
+export const keccak256: (data: Uint8Array) => Uint8Array = loadDirectKeccak() ?? projectKeccak256;
 
 type NativeSecp = {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
@@ -114,6 +152,11 @@ function memoRecover(hash: Uint8Array, sig64: Uint8Array, recId: number): Uint8A
   recoverMemo.set(key, result);
   if (result instanceof Error) throw result;
   return result.slice();
+}
+
+/** Empties the recovery memo (benchmarks measure cold recovery with it). */
+export function clearRecoveryMemo(): void {
+  recoverMemo.clear();
 }
 
 export function recoveryMemoStats(): { hits: number; misses: number; size: number } {

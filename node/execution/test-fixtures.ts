@@ -70,6 +70,7 @@ export function logEmitterInitCode(): Uint8Array {
 
 export interface GenesisOptions {
   shanghai?: boolean;
+  cancun?: boolean;
   gasLimit?: bigint;
   baseFee?: bigint;
   extraAlloc?: Record<string, { balance?: string; code?: string; storage?: Record<string, string> }>;
@@ -88,6 +89,7 @@ export function testGenesisJson(opts: GenesisOptions = {}): Record<string, unkno
       berlinBlock: 0,
       londonBlock: 0,
       ...(opts.shanghai === false ? {} : { shanghaiTime: 0 }),
+      ...(opts.cancun ? { cancunTime: 0 } : {}),
       qbft: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 4 },
     },
     nonce: '0x0',

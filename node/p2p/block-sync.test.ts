@@ -118,7 +118,7 @@ test('a peer answering garbage does not stall sync with a good peer', async (t) 
   t.is(headHash(b.chain), headHash(a.chain));
   t.true(b.sync.counters.malformed >= 1);
   t.true(b.sync.counters.peersRested >= 1);
-  t.false(b.sync.status().syncing);
+  t.deepEqual(b.sync.status(), { syncing: false, highestKnown: 40, peers: 2 });
 });
 
 test('a silent peer times out and sync moves on', async (t) => {
@@ -242,6 +242,40 @@ test('a lagging node catches up while the chain keeps growing, then follows by N
   t.is(headHash(b.chain), headHash(a.chain));
   t.false(b.sync.status().syncing);
   t.is(b.sync.counters.peersRested, 0);
+});
+
+test('NewBlockHashes for an unknown block starts a sync', async (t) => {
+  const { world, node } = makeNet();
+  const blocks = extend(genesis, 30, 'main');
+  const a = node('a', MemChain.withBlocks(blocks.slice(0, 10)));
+  const b = node('b', MemChain.withBlocks(blocks.slice(0, 10)));
+  FakeTransport.connect(a.transport, b.transport);
+  await world.run(100);
+  for (const blk of blocks.slice(10)) a.chain.addSync(blk);
+  await b.sync.onMessage('a', toWireMessage({ code: EthCode.NewBlockHashes, entries: [{ hash: hashOf(blocks[29]), number: 30 }] }));
+  t.true(b.sync.status().syncing);
+  t.is(b.sync.status().highestKnown, 30);
+  await world.run(1_000);
+  t.is(headHash(b.chain), hashOf(blocks[29]));
+});
+
+test('a peer disconnecting mid-sync hands the sync to another peer', async (t) => {
+  const { world, node } = makeNet();
+  const blocks = extend(genesis, 200, 'main');
+  const a = node('a', MemChain.withBlocks(blocks));
+  const c = node('c', MemChain.withBlocks(blocks));
+  const b = node('b', new MemChain(), { maxHeadersPerRequest: 16 });
+  FakeTransport.connect(a.transport, b.transport);
+  FakeTransport.connect(c.transport, b.transport);
+  await world.run(100);
+  t.true(b.sync.status().syncing);
+  const before = b.chain.head().number;
+  t.true(before > 0 && before < 200);
+  FakeTransport.disconnect(a.transport, b.transport);
+  await world.run(10_000);
+  t.is(headHash(b.chain), hashOf(blocks[199]));
+  t.is(b.sync.status().peers, 1);
+  t.true(b.transport.sent.some((s) => s.to === 'c' && s.code === EthCode.GetBlockHeaders));
 });
 
 test('unsolicited and malformed messages are dropped and counted, never thrown', async (t) => {

@@ -104,6 +104,8 @@ const RESPONSE_KIND: Record<number, Pending['kind'] | undefined> = {
 };
 const MAX_TXS_PER_BROADCAST = 1024;
 const MAX_POOLED_REQUEST = 256;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const SERVED_TO_ANYONE = new Set<number>([EthCode.Status, EthCode.GetBlockHeaders, EthCode.GetBlockBodies, EthCode.GetPooledTransactions]);
 
 const defaultHashOf = (header: BlockHeader): Hex => bytesToHex(onchainBlockHash(header));
 
@@ -234,6 +236,8 @@ export class BlockSync {
   // dispatch
 
   private async handle(peer: PeerId, m: EthMessage): Promise<void> {
+    // A peer on another network is answered, but its blocks and transactions are not taken.
+    if (this.peers.get(peer)?.incompatible && !SERVED_TO_ANYONE.has(m.code)) return;
     switch (m.code) {
       case EthCode.Status:
         return this.onStatus(peer, m);
@@ -287,13 +291,13 @@ export class BlockSync {
   private onStatus(peer: PeerId, m: StatusMsg): void {
     const p = this.peers.ensure(peer);
     if (!p) return;
-    p.statusSeen = true;
     p.incompatible = m.networkId !== this.chain.networkId || m.genesisHash !== this.chain.genesisHash;
     if (p.incompatible) {
       this.log.log('info', 'peer on another network', { peer, networkId: m.networkId.toString(), genesis: m.genesisHash });
       return;
     }
-    this.peers.noteHead(p, m.td, Number(m.td > 0n ? m.td - 1n : 0n), m.bestHash);
+    const number = m.td > 0n ? m.td - 1n : 0n; // QBFT: difficulty 1, td = number + 1
+    this.peers.noteHead(p, m.td, number > MAX_SAFE ? Number.MAX_SAFE_INTEGER : Number(number), m.bestHash);
     this.maybeStartSync();
   }
 

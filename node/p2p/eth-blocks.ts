@@ -3,6 +3,7 @@
  * QBFT headers (difficulty 1, long extraData) need `skipConsensusFormatValidation`; the node
  * checks headers, seals and state itself when it imports a block.
  */
+import { blockFromValues } from '../chain/block-hashing.ts';
 import {
   Block,
   createBlockFromBytesArray,
@@ -41,7 +42,7 @@ export function headerFromWire(fields: HeaderFields, common: Common): BlockHeade
 export function blockFromWire(header: HeaderFields, body: BlockBodyWire, common: Common): Block {
   const values = [header, body.transactions, body.ommers] as unknown[];
   if (body.withdrawals !== undefined) values.push(body.withdrawals);
-  return createBlockFromBytesArray(values as BlockBytes, opts(common));
+  return blockFromValues(values, common);
 }
 
 /**

@@ -29,7 +29,6 @@ export interface SyncPeer {
   td: bigint;
   number: number;
   hash?: Hex;
-  statusSeen: boolean;
   /** Status showed another network or genesis: never synced from. */
   incompatible: boolean;
   uselessTimer?: TimerHandle;
@@ -56,7 +55,7 @@ export class SyncPeers {
   ensure(id: PeerId): SyncPeer | undefined {
     let p = this.peers.get(id);
     if (!p && this.peers.size < this.maxPeers) {
-      p = { id, td: 0n, number: 0, statusSeen: false, incompatible: false, known: new RecentSet(KNOWN_HASHES_PER_PEER) };
+      p = { id, td: 0n, number: 0, incompatible: false, known: new RecentSet(KNOWN_HASHES_PER_PEER) };
       this.peers.set(id, p);
     }
     return p;
@@ -113,9 +112,10 @@ export class SyncPeers {
     return best;
   }
 
+  /** The highest head number claimed by a peer we would sync from (resting peers' claims are not trusted). */
   highestNumber(): number {
     let n = 0;
-    for (const p of this.peers.values()) if (!p.incompatible && p.number > n) n = p.number;
+    for (const p of this.peers.values()) if (!p.incompatible && !this.isUseless(p) && p.number > n) n = p.number;
     return n;
   }
 }

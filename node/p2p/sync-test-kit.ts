@@ -4,7 +4,7 @@
  * timers and a virtual network that awaits each delivery before the next event).
  * Used only by node/p2p/*.test.ts.
  */
-import { createBlock, type Block } from '@ethereumjs/block';
+import { createBlock, type Block, type BlockHeader } from '@ethereumjs/block';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { onchainBlockHash } from '../chain/block-hashing.ts';
 import { encodeExtraData } from '../chain/extra-data.ts';
@@ -14,7 +14,8 @@ import type { BlockSink, ChainView, ImportResult } from './chain-view.ts';
 
 export const common = new Common({ chain: Mainnet, hardfork: Hardfork.London });
 
-export const hashOf = (b: Block): Hex => bytesToHex(onchainBlockHash(b.header));
+export const headerHash = (h: BlockHeader): Hex => bytesToHex(onchainBlockHash(h));
+export const hashOf = (b: Block): Hex => headerHash(b.header);
 
 function vanity(label: string): Uint8Array {
   const v = new Uint8Array(32);

@@ -1,0 +1,17 @@
+import type { Scenario } from '../sim/scenario.ts';
+
+// Threshold floor(4/2)+1 = 3: the votes ride in blocks 1 (v0), 2 (v1) and 3 (v2).
+export default {
+  name: 'add-validator',
+  description: 'Three of four validators vote to add o0; it joins after the third vote and then proposes and seals.',
+  validators: 4,
+  observers: 1,
+  durationMs: 30_000,
+  steps: [{ atMs: 500, do: 'vote', nodes: ['v0', 'v1', 'v2', 'v3'], subject: 'o0', add: true }],
+  expect: [
+    { kind: 'validators-at', block: 3, validators: ['v0', 'v1', 'v2', 'v3'] },
+    { kind: 'validators-at', block: 4, validators: ['v0', 'v1', 'v2', 'v3', 'o0'] },
+    { kind: 'min-height', height: 25 },
+    { kind: 'no-fork' },
+  ],
+} satisfies Scenario;

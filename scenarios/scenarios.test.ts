@@ -1,0 +1,33 @@
+import test from 'ava';
+import { SCENARIOS, findScenario } from './index.ts';
+import { runScenario } from '../sim/scenario-runner.ts';
+import { validateScenario } from '../sim/scenario.ts';
+
+for (const scenario of SCENARIOS) {
+  test(`scenario ${scenario.name} passes`, async (t) => {
+    validateScenario(JSON.parse(JSON.stringify(scenario)));
+    const result = await runScenario(scenario);
+    const failed = result.expectations.filter((e) => !e.ok).map((e) => e.text);
+    t.deepEqual(failed, [], `unmet expectations: ${failed.join('; ')}`);
+    t.deepEqual(result.errors, []);
+    t.true(result.invariants.validity, 'validity');
+    t.not(result.invariants.liveness, false, 'liveness');
+    t.true(result.ok);
+  });
+}
+
+for (const name of ['proposer-crash', 'twins-fork', 'timer-between-commits']) {
+  test(`scenario ${name} replays to the same trace hash`, async (t) => {
+    const s = findScenario(name)!;
+    const a = await runScenario(s, { seed: 7 });
+    const b = await runScenario(s, { seed: 7 });
+    t.is(a.traceHash, b.traceHash);
+    t.deepEqual(a.nodes, b.nodes);
+    const c = await runScenario(s, { seed: 8 });
+    t.not(c.traceHash, a.traceHash, 'another seed gives another run');
+  });
+}
+
+test('scenario names are unique', (t) => {
+  t.is(new Set(SCENARIOS.map((s) => s.name)).size, SCENARIOS.length);
+});
