@@ -1,5 +1,5 @@
 export default {
-  files: ['node/**/*.test.ts', 'sim/**/*.test.ts', 'scenarios/**/*.test.ts', 'reports/**/*.test.ts', 'test/**/*.test.ts'],
+  files: ['node/**/*.test.ts', 'sim/**/*.test.ts', 'scenarios/**/*.test.ts', 'reports/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
   extensions: { ts: 'module' },
   nodeArguments: ['--import=tsx'],
   timeout: '5m',

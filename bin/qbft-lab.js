@@ -2,5 +2,5 @@
 // Entry point: registers the TypeScript loader, then runs the CLI.
 import { register } from 'tsx/esm/api';
 register();
-const { main } = await import('../node/cli/main.ts');
+const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -85,7 +85,14 @@ export class QbftNode {
   async start(): Promise<void> {
     const { genesis } = this.config;
     const { runtime } = this;
-    this.engine = await ExecutionEngine.create({ common: this.common, writeGenesis: (sm) => writeGenesisState(sm, genesis) });
+    this.engine = await ExecutionEngine.create({
+      common: this.common,
+      writeGenesis: (sm) => writeGenesisState(sm, genesis),
+      blockHashes: (n) => {
+        const entry = this.chain?.canonicalAt(Number(n));
+        return entry ? hexToBytes(entry.hash) : undefined;
+      },
+    });
     const genesisBlock = await createGenesisBlock(genesis, this.common);
     this.chain = await Chain.open(runtime.store, genesisBlock, this.common);
     this.validators = new ValidatorSets(
@@ -177,7 +184,7 @@ export class QbftNode {
       const entry = this.chain.canonicalAt(n)!;
       const parent = this.chain.canonicalAt(n - 1)!;
       try {
-        const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block));
+        const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block), this.executeOptions(entry.block));
         this.remember(entry.hash, result.receipts);
       } catch (err) {
         // The stored chain no longer fits this node's genesis (for example a transition placed in the
@@ -206,6 +213,12 @@ export class QbftNode {
 
   rewardFor(block: Block): Reward | undefined {
     return this.rewardAt(Number(block.header.number), block.header.coinbase.toString().toLowerCase() as Hex);
+  }
+
+  /** Besu pays transaction fees to the mining beneficiary when one is set (and COINBASE returns it). */
+  private executeOptions(block: Block): { feeRecipient?: Hex } {
+    const beneficiary = this.schedule.paramsAt(Number(block.header.number)).miningBeneficiary;
+    return beneficiary ? { feeRecipient: beneficiary } : {};
   }
 
   /** QBFT block reward: `blockreward` to `miningbeneficiary` if set, else to the coinbase. */
@@ -278,7 +291,7 @@ export class QbftNode {
     const hash = bytesToHex(onchainBlockHash(block.header));
     if (this.receipts.has(hash)) return undefined;
     try {
-      const result = await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block));
+      const result = await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block), this.executeOptions(block));
       this.remember(hash, result.receipts);
     } catch (err) {
       return `execution: ${(err as Error).message}`;
@@ -297,7 +310,7 @@ export class QbftNode {
     if (known) return known;
     const parent = this.chain.get(entry.parentHash);
     if (!parent) return [];
-    const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block));
+    const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block), this.executeOptions(entry.block));
     this.remember(entry.hash, result.receipts);
     return result.receipts;
   }
@@ -411,6 +424,7 @@ export class QbftNode {
       mixHash: MIX_HASH,
       transactions,
       reward: this.rewardAt(req.height, this.address),
+      feeRecipient: params.miningBeneficiary,
     });
     this.remember(bytesToHex(onchainBlockHash(block.header)), receipts);
     return proposedBlockFrom(block);

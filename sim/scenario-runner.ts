@@ -3,7 +3,8 @@
  * the scenario's own expectations. One seed drives everything, so a run replays exactly.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { type Hex } from '../node/crypto/bytes.ts';
+import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
+import { encodeExtraDataFromAddresses } from '../node/chain/extra-data.ts';
 import { committedSealHash } from '../node/chain/block-hashing.ts';
 import type { ChainEntry } from '../node/chain/chain.ts';
 import { quorumSize, maxFaulty } from '../node/consensus/qbft/quorum.ts';
@@ -104,6 +105,7 @@ function transitionSpecs(steps: TransitionStep[] | undefined, names: Map<string,
 function genesisFor(s: Scenario, validators: NodeKey[], names: Map<string, NodeKey>, transitionsOverride?: TransitionStep[]): Record<string, unknown> {
   const g = s.genesis ?? {};
   const { transitions, contracts } = transitionSpecs(transitionsOverride ?? g.transitions, names);
+  if (s.baseGenesis) return adaptBaseGenesis(s.baseGenesis, validators, g);
   return buildSimGenesis({
     validators: validators.map((k) => k.address),
     startTimeSeconds: SIM_START_TIME_MS / 1000,
@@ -116,6 +118,21 @@ function genesisFor(s: Scenario, validators: NodeKey[], names: Map<string, NodeK
     transitions,
     validatorContract: contracts[0],
   });
+}
+
+/** An operator's genesis with the simulated validators and start time put in. */
+function adaptBaseGenesis(base: Record<string, unknown>, validators: NodeKey[], g: NonNullable<Scenario['genesis']>): Record<string, unknown> {
+  const copy = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;
+  const key = (obj: Record<string, unknown>, name: string) => Object.keys(obj).find((k) => k.toLowerCase() === name) ?? name;
+  const config = (copy[key(copy, 'config')] ??= {}) as Record<string, unknown>;
+  const qbft = (config[key(config, 'qbft')] ??= {}) as Record<string, unknown>;
+  if (g.blockPeriodSeconds !== undefined) qbft[key(qbft, 'blockperiodseconds')] = g.blockPeriodSeconds;
+  if (g.requestTimeoutSeconds !== undefined) qbft[key(qbft, 'requesttimeoutseconds')] = g.requestTimeoutSeconds;
+  const extraKey = key(copy, 'extradata');
+  const contractMode = Object.keys(qbft).some((k) => k.toLowerCase() === 'validatorcontractaddress');
+  if (!contractMode) copy[extraKey] = bytesToHex(encodeExtraDataFromAddresses(validators.map((k) => k.address)));
+  copy[key(copy, 'timestamp')] = '0x' + (SIM_START_TIME_MS / 1000).toString(16);
+  return copy;
 }
 
 export function describeExpectation(e: Expectation): string {

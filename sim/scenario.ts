@@ -69,6 +69,11 @@ export interface Scenario {
   /** Non-validating nodes, named o0, o1, ... */
   observers?: number;
   genesis?: GenesisSpec;
+  /**
+   * A Besu genesis file to start from: its config, alloc and transitions are kept; its validator
+   * list is replaced by simulated keys (their private keys are not known), keeping the count.
+   */
+  baseGenesis?: Record<string, unknown>;
   network?: { latency?: LatencyModel; loss?: number; gossip?: boolean; traceMessages?: boolean };
   earlyRoundChange?: boolean;
   /** Validators that get a twin named "<name>-twin" running with the same key. */

@@ -38,6 +38,31 @@ export function extraDataOf(header: BlockHeader): QbftExtraData {
 }
 
 /**
+ * ethereumjs copies the Common and re-merges its parameter tables for every header and transaction
+ * it constructs, which dominated block decoding. Blocks are decoded against a private copy whose
+ * copy() returns itself and whose updateParams() skips parameter tables it has already merged.
+ * Nothing sets a hardfork on it (headers are built without setHardfork), so sharing it is safe.
+ */
+const decodeCommons = new WeakMap<Common, Common>();
+
+function decodeCommonFor(common: Common): Common {
+  let frozen = decodeCommons.get(common);
+  if (!frozen) {
+    const copy = common.copy();
+    const merged = new Set<unknown>();
+    const updateParams = copy.updateParams.bind(copy);
+    copy.updateParams = (params) => {
+      if (merged.has(params)) return;
+      merged.add(params);
+      updateParams(params);
+    };
+    copy.copy = () => copy;
+    decodeCommons.set(common, (frozen = copy));
+  }
+  return frozen;
+}
+
+/**
  * Decoded blocks, shared by every node that uses the same Common: the simulator's nodes receive
  * the same bytes many times, and building an ethereumjs block is costly. Blocks are immutable.
  */
@@ -79,7 +104,7 @@ export function committedSealHash(header: BlockHeader, round?: number): Uint8Arr
 }
 
 export function blockFromRlp(bytes: Uint8Array, common: Common): Block {
-  return cachedBlock(common, bytesToHex(keccak256(bytes)), () => createBlockFromRLP(bytes, { common, skipConsensusFormatValidation: true }));
+  return cachedBlock(common, bytesToHex(keccak256(bytes)), () => createBlockFromRLP(bytes, { common: decodeCommonFor(common), skipConsensusFormatValidation: true }));
 }
 
 export function blockToRlp(block: Block): Uint8Array {
@@ -89,7 +114,7 @@ export function blockToRlp(block: Block): Uint8Array {
 /** Builds a block from its raw RLP values, through the shared decoded-block cache. */
 export function blockFromValues(values: Uint8Array[][] | unknown[], common: Common): Block {
   const key = bytesToHex(keccak256(RLP.encode(values as never)));
-  return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common, skipConsensusFormatValidation: true }));
+  return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common: decodeCommonFor(common), skipConsensusFormatValidation: true }));
 }
 
 export function withExtraData(block: Block, extra: QbftExtraData, common: Common): Block {

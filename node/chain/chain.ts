@@ -50,6 +50,8 @@ export function entryFromBlock(block: Block, parentTd: bigint): ChainEntry {
 
 export class Chain {
   private readonly byHash = new Map<Hex, ChainEntry>();
+  /** Hashes of blocks known off the canonical chain, for pruning without scanning everything. */
+  private readonly sideHashes = new Set<Hex>();
   private readonly canonical: Hex[] = [];
   private headEntry: ChainEntry;
 
@@ -124,6 +126,7 @@ export class Chain {
     this.byHash.set(entry.hash, entry);
     const writes: Array<{ key: string; value: Uint8Array | undefined }> = [{ key: blockKey(entry.hash), value: blockToRlp(block) }];
     if (entry.td <= this.headEntry.td) {
+      this.sideHashes.add(entry.hash);
       await this.store.write(writes);
       return { status: 'side' };
     }
@@ -131,8 +134,12 @@ export class Chain {
     for (const e of reorg.added) writes.push({ key: canonKey(e.number), value: hexToBytes(e.hash) });
     for (let n = entry.number + 1; n < this.canonical.length; n++) writes.push({ key: canonKey(n), value: undefined });
     writes.push({ key: HEAD_KEY, value: hexToBytes(entry.hash) });
+    for (const e of reorg.removed) this.sideHashes.add(e.hash);
     this.canonical.length = entry.number + 1;
-    for (const e of reorg.added) this.canonical[e.number] = e.hash;
+    for (const e of reorg.added) {
+      this.canonical[e.number] = e.hash;
+      this.sideHashes.delete(e.hash);
+    }
     this.headEntry = entry;
     await this.store.write(writes);
     return { status: 'head', reorg };
@@ -170,6 +177,13 @@ export class Chain {
   pruneSideChains(depth: number): void {
     const floor = this.headEntry.number - depth;
     if (floor <= 0) return;
-    for (const [hash, e] of this.byHash) if (e.number < floor && this.canonical[e.number] !== hash) this.byHash.delete(hash);
+    for (const hash of this.sideHashes) {
+      const e = this.byHash.get(hash);
+      if (e && this.canonical[e.number] === hash) this.sideHashes.delete(hash);
+      else if (!e || e.number < floor) {
+        this.byHash.delete(hash);
+        this.sideHashes.delete(hash);
+      }
+    }
   }
 }

@@ -14,11 +14,11 @@
  */
 import { Common, Hardfork, type ChainConfig, type CustomCrypto, type HardforkTransitionConfig } from '@ethereumjs/common';
 import { bytesToHex } from '../crypto/bytes.ts';
-import { keccak256 } from '../crypto/keccak.ts';
+import { customCrypto as ethereumjsCrypto } from '../crypto/ethereumjs-crypto.ts';
 import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from './genesis.ts';
 
 export interface CommonOptions {
-  /** Merged over the default `{ keccak256 }` of node/crypto/keccak.ts. */
+  /** Merged over the default: node/crypto/ethereumjs-crypto.ts (native keccak and secp256k1 when they load). */
   customCrypto?: CustomCrypto;
 }
 
@@ -81,7 +81,7 @@ export function createCommonFromGenesis(genesis: Genesis, options: CommonOptions
     consensus: consensusFor(genesis),
     ...(bft ? { customHardforks: { [Hardfork.Paris]: { eips: [3675, 4399] } } } : {}),
   };
-  const common = new Common({ chain, customCrypto: { keccak256, ...options.customCrypto } });
+  const common = new Common({ chain, customCrypto: { ...ethereumjsCrypto, ...options.customCrypto } });
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(genesis.timestamp) });
   return common;
 }

@@ -50,6 +50,30 @@ export interface QbftStats {
   malformed: number;
 }
 
+/**
+ * Decoded messages by content hash, shared by every node in the process: decoding (and recovering
+ * authors) is a pure function of the bytes, and a simulated world delivers the same bytes to many
+ * nodes. Bounded; malformed inputs are remembered as their error.
+ */
+const DECODED_CAP = 4096;
+const decoded = new Map<string, QbftMessage | Error>();
+
+function decodeShared(code: number, contentKey: string, data: Uint8Array): QbftMessage {
+  const key = `${code}:${contentKey}`;
+  let hit = decoded.get(key);
+  if (hit === undefined) {
+    try {
+      hit = decodeMessage(code, data);
+    } catch (err) {
+      hit = err instanceof Error ? err : new Error(String(err));
+    }
+    if (decoded.size >= DECODED_CAP) decoded.delete(decoded.keys().next().value as string);
+    decoded.set(key, hit);
+  }
+  if (hit instanceof Error) throw hit;
+  return hit;
+}
+
 export class QbftService {
   private manager: HeightManager | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -125,7 +149,7 @@ export class QbftService {
     this.seen.add(key);
     let message: QbftMessage;
     try {
-      message = decodeMessage(code, data);
+      message = decodeShared(code, key, data);
     } catch (err) {
       this.stats.malformed++;
       this.deps.log.trace({ kind: 'message-malformed', from, code, reason: String((err as Error).message) });

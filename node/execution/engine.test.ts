@@ -4,6 +4,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, equalBytes, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
+import { writeGenesisState } from '../chain/genesis-state.ts';
 import { ExecutionEngine, ExecutionError, computeBaseFee, type BuildRequest } from './engine.ts';
 import { TrieNodeStore } from './state-db.ts';
 import {
@@ -22,7 +23,6 @@ import {
   recipient,
   testKey,
   transfer,
-  writeAlloc,
   type TestChain,
 } from './test-fixtures.ts';
 
@@ -340,10 +340,10 @@ test('computeBaseFee follows Besu LondonFeeMarket', (t) => {
 test('engine creation checks the expected genesis root', async (t) => {
   const a = await makeChain();
   await t.throwsAsync(
-    ExecutionEngine.create({ common: a.common, writeGenesis: (sm) => writeAlloc(sm, a.genesis), genesisStateRoot: new Uint8Array(32) }),
+    ExecutionEngine.create({ common: a.common, writeGenesis: (sm) => writeGenesisState(sm, a.genesis), genesisStateRoot: new Uint8Array(32) }),
     { message: /genesis state root mismatch/ },
   );
-  const ok = await ExecutionEngine.create({ common: a.common, writeGenesis: (sm) => writeAlloc(sm, a.genesis), genesisStateRoot: a.engine.genesisStateRoot });
+  const ok = await ExecutionEngine.create({ common: a.common, writeGenesis: (sm) => writeGenesisState(sm, a.genesis), genesisStateRoot: a.engine.genesisStateRoot });
   t.true(equalBytes(ok.genesisStateRoot, a.engine.genesisStateRoot));
   t.is(CHAIN_ID, a.common.chainId());
 });
@@ -360,7 +360,7 @@ test('independent check: the stock runBlock and BlockBuilder agree with the line
   const fresh = async () => {
     const common = a.common.copy();
     const sm = new MerkleStateManager({ common });
-    await writeAlloc(sm, a.genesis);
+    await writeGenesisState(sm, a.genesis);
     const vm = await createVM({ common, stateManager: sm });
     return vm;
   };
@@ -402,4 +402,23 @@ test('London-only and Cancun genesis files work too', async (t) => {
     t.is(built.skipped.length, 0);
     t.deepEqual((await b.engine.executeBlock(built.block, b.engine.genesisStateRoot)).stateRoot, built.block.header.stateRoot);
   }
+});
+
+test('concurrent use: reads, base-fee questions and imports interleave safely (FIFO per VM)', async (t) => {
+  const a = await makeChain();
+  const b = await makeChain();
+  const { txs } = await fiftyTransfersPlusContract(a);
+  const built = await a.engine.buildBlock(req(a, a.genesisBlock, txs));
+  const second = await a.engine.buildBlock(req(a, built.block, [transfer(a.common, FUNDED_KEY, 52n, recipient(3), 9n)]));
+  // fire everything at once
+  const p1 = b.engine.executeBlock(built.block, b.engine.genesisStateRoot);
+  const fees = [0, 1, 2].map(() => b.engine.nextBaseFee(built.block.header, 2n, 2));
+  const reads = [b.engine.getAccount(b.engine.genesisStateRoot, FUNDED), b.engine.call(b.engine.genesisStateRoot, a.genesisBlock.header, VALIDATOR_CONTRACT, hexToBytes('0xb7ab4db5'))];
+  const p2 = b.engine.executeBlock(second.block, built.block.header.stateRoot);
+  const [r1, r2, acct, call] = await Promise.all([p1, p2, ...reads]);
+  t.deepEqual((r1 as { stateRoot: Uint8Array }).stateRoot, built.block.header.stateRoot);
+  t.deepEqual((r2 as { stateRoot: Uint8Array }).stateRoot, second.block.header.stateRoot);
+  t.is((acct as { nonce: bigint }).nonce, 0n);
+  t.is((call as { error?: string }).error, undefined);
+  t.true(fees.every((f) => f === second.block.header.baseFeePerGas));
 });

@@ -13,16 +13,20 @@
  *   what Besu calls the mining beneficiary (genesis `miningbeneficiary`, else the coinbase). As
  *   in Besu, the COINBASE opcode returns that beneficiary too.
  * - Empty blocks without a reward skip the VM entirely: their state root is the parent's.
- * - State lives in a `TrieNodeStore` (see state-db.ts) that keeps the most recent state roots
- *   re-openable and sweeps everything else once the store has doubled.
+ * - State lives in a `TrieNodeStore` (state-db.ts). Memory bound: the engine retains the 256
+ *   most recently produced/executed state roots (`retainRoots`) plus pinned ones (genesis,
+ *   `pin()`); once the store holds more than max(10,000, 2 x live) nodes a mark-and-sweep drops
+ *   everything unreachable from them. Empty blocks write no node at all; a reward-only block
+ *   writes ~2. All engines of one simulated world may share one store (`store` option).
+ * - Reads (`call`, `getAccount`, ...) use a second VM so they never disturb the warm caches of
+ *   the block VM; each VM serializes its own work (FIFO), so concurrent callers are safe.
  *
  * Supported forks: Frontier..Cancun. Prague and later (EIP-7685 requests) are refused with
  * UNSUPPORTED_FORK. Blob transactions are not accepted (QBFT networks carry no blobs).
  */
-import { Block, BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import { Block, BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import {
@@ -34,7 +38,8 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
 import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
-import { customCrypto } from './crypto-plugin.ts';
+import { customCrypto, keccak256 } from '../crypto/ethereumjs-crypto.ts';
+import { orderedTrieRoot } from './ordered-trie.ts';
 import { txChainId, useFastCrypto } from './tx-utils.ts';
 import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
 
@@ -279,6 +284,8 @@ export class ExecutionEngine {
   private readonly initialBaseFee: bigint;
   private readonly maxCachedAccounts: number;
   private readonly releaseRetainer: () => void;
+  /** A Common copy only for fork questions asked outside the mutexes (nextBaseFee). */
+  private readonly probe: Common;
   /** Counters for diagnostics and tests. */
   readonly stats = { built: 0, executed: 0, fastPath: 0, txsRun: 0 };
 
@@ -299,6 +306,7 @@ export class ExecutionEngine {
     this.releaseRetainer = store.addRetainer(() => this.retention.roots());
     this.initialBaseFee = opts.initialBaseFee ?? DEFAULT_INITIAL_BASE_FEE;
     this.maxCachedAccounts = opts.maxCachedAccounts ?? 100_000;
+    this.probe = common.copy();
   }
 
   static async create(opts: ExecutionEngineOptions): Promise<ExecutionEngine> {
@@ -409,7 +417,7 @@ export class ExecutionEngine {
 
   /** Base fee for block `number` on top of `parent` (undefined before London). */
   nextBaseFee(parent: BlockHeader, number: bigint, timestamp: number | bigint): bigint | undefined {
-    const c = this.main.common;
+    const c = this.probe;
     c.setHardforkBy({ blockNumber: number, timestamp: BigInt(timestamp) });
     if (!c.isActivatedEIP(1559)) return undefined;
     if (parent.baseFeePerGas === undefined) return this.initialBaseFee;
@@ -456,9 +464,8 @@ export class ExecutionEngine {
       this.main.chain.lookup = req.blockHashes;
       body = await this.applyBody(ctx, req.transactions, 'build', parentRoot, reward);
     }
-    const transactionsTrie =
-      body.included.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(body.included, this.newTrie(c));
-    const receiptTrie = await this.receiptsRoot(c, body.included, body.receipts);
+    const transactionsTrie = transactionsRoot(body.included);
+    const receiptTrie = receiptsRoot(body.included, body.receipts);
     const header = createBlockHeader(
       {
         ...headerData,
@@ -498,8 +505,7 @@ export class ExecutionEngine {
     }
     if (c.isActivatedEIP(4844) && h.blobGasUsed !== 0n)
       throw new ExecutionError('INVALID_BLOB_GAS', `blobGasUsed ${h.blobGasUsed}, expected 0`);
-    const txRoot =
-      block.transactions.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(block.transactions, this.newTrie(c));
+    const txRoot = transactionsRoot(block.transactions);
     if (!equalBytes(txRoot, h.transactionsTrie))
       throw new ExecutionError('INVALID_TRANSACTIONS_ROOT', `got ${bytesToHex(txRoot)}, header ${bytesToHex(h.transactionsTrie)}`);
 
@@ -531,9 +537,9 @@ export class ExecutionEngine {
 
     if (body.gasUsed !== h.gasUsed)
       throw new ExecutionError('INVALID_GAS_USED', `executed ${body.gasUsed}, header ${h.gasUsed}`);
-    const receiptsRoot = await this.receiptsRoot(c, block.transactions, body.receipts);
-    if (!equalBytes(receiptsRoot, h.receiptTrie))
-      throw new ExecutionError('INVALID_RECEIPTS_ROOT', `executed ${bytesToHex(receiptsRoot)}, header ${bytesToHex(h.receiptTrie)}`);
+    const rRoot = receiptsRoot(block.transactions, body.receipts);
+    if (!equalBytes(rRoot, h.receiptTrie))
+      throw new ExecutionError('INVALID_RECEIPTS_ROOT', `executed ${bytesToHex(rRoot)}, header ${bytesToHex(h.receiptTrie)}`);
     if (!equalBytes(body.bloom, h.logsBloom)) throw new ExecutionError('INVALID_LOGS_BLOOM', 'logs bloom differs');
     if (!equalBytes(body.stateRoot, h.stateRoot))
       throw new ExecutionError('INVALID_STATE_ROOT', `executed ${bytesToHex(body.stateRoot)}, header ${bytesToHex(h.stateRoot)}`);
@@ -736,16 +742,6 @@ export class ExecutionEngine {
     return new Block(header, [], [], undefined, { common: c, skipConsensusFormatValidation: true });
   }
 
-  private newTrie(c: Common): MerklePatriciaTrie {
-    return new MerklePatriciaTrie({ common: c });
-  }
-
-  private async receiptsRoot(c: Common, txs: TypedTransaction[], receipts: TxReceipt[]): Promise<Uint8Array> {
-    if (receipts.length === 0) return KECCAK256_RLP;
-    const trie = this.newTrie(c);
-    for (let i = 0; i < receipts.length; i++) await trie.put(RLP.encode(i), encodeReceipt(receipts[i], txs[i].type));
-    return trie.root();
-  }
 
   /** EIP-4788: only writes when the beacon-roots contract has code (never in a plain QBFT genesis). */
   private async hasSystemWrites(c: Common, root: Uint8Array): Promise<boolean> {
@@ -773,6 +769,17 @@ export class ExecutionEngine {
     const size = caches?.account?.size?.() ?? 0;
     if (size > this.maxCachedAccounts) slot.sm.clearCaches();
   }
+}
+
+/** Transactions root of a body (ordered trie of the transactions' canonical encodings). */
+export function transactionsRoot(txs: TypedTransaction[]): Uint8Array {
+  return txs.length === 0 ? KECCAK256_RLP : orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak256);
+}
+
+/** Receipts root (ordered trie of EIP-2718 encoded receipts). */
+export function receiptsRoot(txs: TypedTransaction[], receipts: TxReceipt[]): Uint8Array {
+  if (receipts.length === 0) return KECCAK256_RLP;
+  return orderedTrieRoot(receipts.map((r, i) => encodeReceipt(r, txs[i].type)), keccak256);
 }
 
 function leftPad32(b: Uint8Array): Uint8Array {

@@ -49,7 +49,7 @@ export interface PruneStats {
 }
 
 export interface TrieNodeStoreOptions {
-  /** Do not sweep while the store holds fewer keys than this (default 50,000). */
+  /** Do not sweep while the store holds fewer keys than this (default 10,000). */
   pruneFloor?: number;
   /** Sweep when size > growthFactor * live size after the previous sweep (default 2). */
   growthFactor?: number;
@@ -67,7 +67,7 @@ export class TrieNodeStore implements DB<string, string | Uint8Array> {
   readonly stats = { prunes: 0, removed: 0, lastPrune: undefined as PruneStats | undefined };
 
   constructor(opts: TrieNodeStoreOptions = {}) {
-    this.pruneFloor = opts.pruneFloor ?? 50_000;
+    this.pruneFloor = opts.pruneFloor ?? 10_000;
     this.growthFactor = opts.growthFactor ?? 2;
   }
 

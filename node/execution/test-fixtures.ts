@@ -1,19 +1,19 @@
 /**
  * Shared fixtures for the execution tests and the bench: a small QBFT genesis (London and
- * Shanghai at 0), funded keys, a genesis writer, hand-assembled contracts.
+ * Shanghai at 0) through the chain layer's parseGenesis / createCommonFromGenesis /
+ * writeGenesisState / createGenesisBlock, funded keys, hand-assembled contracts.
  * Not a test file itself (ava only runs *.test.ts).
  */
-import { Block, createBlockHeader } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, KECCAK256_RLP, createAddressFromString } from '@ethereumjs/util';
 import { createCommonFromGenesis } from '../chain/common.ts';
 import { parseGenesis, type Genesis } from '../chain/genesis.ts';
+import { createGenesisBlock, writeGenesisState } from '../chain/genesis-state.ts';
 import { bytesToHex, concatBytes, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
-import { customCrypto } from './crypto-plugin.ts';
+import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
 import { ExecutionEngine, type ExecutionEngineOptions } from './engine.ts';
 
 export const QBFT_MIX_HASH = hexToBytes('0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365');
@@ -111,44 +111,11 @@ export interface TestChain {
   engine: ExecutionEngine;
 }
 
-/** Writes a genesis allocation (same contract as node/chain/genesis-state.ts's writeGenesisState). */
-export async function writeAlloc(sm: MerkleStateManager, genesis: Genesis): Promise<Uint8Array> {
-  for (const [addr, a] of genesis.alloc) {
-    const address = createAddressFromString(addr);
-    await sm.putAccount(address, new Account(a.nonce, a.balance));
-    if (a.code && a.code.length > 0) await sm.putCode(address, a.code);
-    for (const [k, v] of a.storage) await sm.putStorage(address, k, v);
-  }
-  return sm.getStateRoot();
-}
-
-export function genesisBlockFor(genesis: Genesis, common: Common, stateRoot: Uint8Array): Block {
-  const c = common.copy();
-  c.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(genesis.timestamp) });
-  const header = createBlockHeader(
-    {
-      number: 0n,
-      gasLimit: genesis.gasLimit,
-      timestamp: BigInt(genesis.timestamp),
-      difficulty: genesis.difficulty,
-      extraData: genesis.extraData,
-      mixHash: genesis.mixHash,
-      nonce: genesis.nonce,
-      coinbase: genesis.coinbase,
-      stateRoot,
-      baseFeePerGas: c.isActivatedEIP(1559) ? genesis.baseFeePerGas : undefined,
-      withdrawalsRoot: c.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
-    },
-    { common: c, skipConsensusFormatValidation: true },
-  );
-  return new Block(header, [], [], c.isActivatedEIP(4895) ? [] : undefined, { common: c, skipConsensusFormatValidation: true });
-}
-
 export async function makeChain(opts: GenesisOptions = {}, engineOpts: Partial<ExecutionEngineOptions> = {}): Promise<TestChain> {
   const genesis = parseGenesis(testGenesisJson(opts));
   const common = createCommonFromGenesis(genesis, { customCrypto });
-  const engine = await ExecutionEngine.create({ common, writeGenesis: (sm) => writeAlloc(sm, genesis), ...engineOpts });
-  return { genesis, common, genesisBlock: genesisBlockFor(genesis, common, engine.genesisStateRoot), engine };
+  const engine = await ExecutionEngine.create({ common, writeGenesis: (sm) => writeGenesisState(sm, genesis), ...engineOpts });
+  return { genesis, common, genesisBlock: await createGenesisBlock(genesis, common, engine.genesisStateRoot), engine };
 }
 
 export function transfer(common: Common, key: Uint8Array, nonce: bigint, to: Hex, value: bigint, fees: { maxFee?: bigint; tip?: bigint; gasLimit?: bigint } = {}): TypedTransaction {

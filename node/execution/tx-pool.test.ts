@@ -4,7 +4,7 @@ import { Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
-import { customCrypto } from './crypto-plugin.ts';
+import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
 import { TX_POOL_RPC_ERRORS, TxPool, shouldReplace, type PoolAccount, type TxPoolOptions } from './tx-pool.ts';
 import { CHAIN_ID, recipient, testKey } from './test-fixtures.ts';
 

@@ -80,7 +80,8 @@ export type TxPoolError =
   | 'NONCE_TOO_FAR_IN_FUTURE_FOR_SENDER'
   | 'UPFRONT_COST_EXCEEDS_BALANCE'
   | 'TX_SENDER_NOT_AUTHORIZED'
-  | 'TRANSACTION_REPLACEMENT_UNDERPRICED';
+  | 'TRANSACTION_REPLACEMENT_UNDERPRICED'
+  | 'CHAIN_HEAD_WORLD_STATE_NOT_AVAILABLE';
 
 export type AddResult = { ok: true; hash: Hex } | { ok: false; error: TxPoolError; message?: string };
 
@@ -102,6 +103,7 @@ export const TX_POOL_RPC_ERRORS: Record<TxPoolError, { code: number; message: st
   UPFRONT_COST_EXCEEDS_BALANCE: { code: -32004, message: 'Upfront cost exceeds account balance' },
   TX_SENDER_NOT_AUTHORIZED: { code: -32007, message: 'Sender account not authorized to send transactions' },
   TRANSACTION_REPLACEMENT_UNDERPRICED: { code: -32000, message: 'Replacement transaction underpriced' },
+  CHAIN_HEAD_WORLD_STATE_NOT_AVAILABLE: { code: -32008, message: 'Initial sync is still in progress' },
 };
 
 interface Entry {
@@ -420,7 +422,12 @@ export class TxPool {
       return this.reject('EXCEEDS_BLOCK_GAS_LIMIT', `Transaction gas limit of ${tx.gasLimit} exceeds block gas limit of ${blockGasLimit}`);
 
     // sender (validateForSender with the pool's parameters)
-    const account = await this.deps.getAccount(sender);
+    let account: PoolAccount | undefined;
+    try {
+      account = await this.deps.getAccount(sender);
+    } catch (e) {
+      return this.reject('CHAIN_HEAD_WORLD_STATE_NOT_AVAILABLE', e);
+    }
     const accountNonce = account?.nonce ?? 0n;
     this.accountNonce.set(sender, accountNonce);
     if (this.byHash.has(hash)) return this.reject('TRANSACTION_ALREADY_KNOWN');

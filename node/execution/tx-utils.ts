@@ -1,6 +1,6 @@
 /** Small helpers on @ethereumjs transactions shared by the engine and the pool. */
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import { customCrypto } from './crypto-plugin.ts';
+import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
 
 /**
  * Gives a transaction's own Common copy our crypto when it lacks it (sender recovery is the hot

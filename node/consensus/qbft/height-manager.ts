@@ -4,8 +4,7 @@
  * for every height, when the node's chain head changes.
  */
 import { hexToBytes, type Hex } from '../../crypto/bytes.ts';
-import { sign } from '../../crypto/secp256k1.ts';
-import { recoverAddressCached } from './signer-cache.ts';
+import { recoverAddressCached, signRemembered } from './signer-cache.ts';
 import type { CoreAction, CoreConfig, CoreEvent, HeightContext, ProposedBlock } from './core-types.ts';
 import {
   signPayload,
@@ -249,7 +248,7 @@ export class HeightManager {
             sequence: this.height,
             round: state.round,
             digest: hexToBytes(state.block.digest),
-            commitSeal: sign(hexToBytes(sealHash), this.cfg.privateKey),
+            commitSeal: signRemembered(hexToBytes(sealHash), this.cfg.privateKey),
           },
           this.cfg.privateKey,
         ),

@@ -1,26 +1,64 @@
 /**
  * Signer recovery, memoized per process: the same signed bytes always give the same signer, so a
  * simulated world with many nodes recovers each distinct signature once, not once per receiver.
- * Bounded: the oldest entries are evicted past the cap.
+ * Signatures made here are remembered as they are made. Failures are cached too (as their
+ * message). Bounded: the oldest entries are evicted past the cap.
  */
 import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
-import { recoverAddress } from '../../crypto/secp256k1.ts';
+import { privateKeyToAddress, recoverAddress, sign } from '../../crypto/secp256k1.ts';
 
 const CAP = 100_000;
-const cache = new Map<string, Hex | null>();
+const recovered = new Map<string, Hex | string>();
+const keyAddresses = new Map<string, Hex>();
+
+function cacheKey(hash: Uint8Array, signature: Uint8Array): string {
+  return bytesToHex(signature) + bytesToHex(hash).slice(2);
+}
+
+function remember(key: string, value: Hex | string): void {
+  if (recovered.size >= CAP) recovered.delete(recovered.keys().next().value as string);
+  recovered.set(key, value);
+}
+
+/** The signer's address; throws with the reason when the signature does not recover. */
+export function recoverSigner(hash: Uint8Array, signature: Uint8Array): Hex {
+  const key = cacheKey(hash, signature);
+  let value = recovered.get(key);
+  if (value === undefined) {
+    try {
+      value = recoverAddress(hash, signature);
+    } catch (err) {
+      value = `invalid signature: ${(err as Error).message}`;
+    }
+    remember(key, value);
+  }
+  if (!value.startsWith('0x')) throw new Error(value);
+  return value as Hex;
+}
 
 /** The signer's address, or undefined when the signature is malformed or does not recover. */
 export function recoverAddressCached(hash: Uint8Array, signature: Uint8Array): Hex | undefined {
-  const key = bytesToHex(signature) + bytesToHex(hash).slice(2);
-  const hit = cache.get(key);
-  if (hit !== undefined) return hit ?? undefined;
-  let signer: Hex | null;
   try {
-    signer = recoverAddress(hash, signature);
+    return recoverSigner(hash, signature);
   } catch {
-    signer = null;
+    return undefined;
   }
-  if (cache.size >= CAP) cache.delete(cache.keys().next().value as string);
-  cache.set(key, signer);
-  return signer ?? undefined;
+}
+
+export function addressOfKey(privateKey: Uint8Array): Hex {
+  const key = bytesToHex(privateKey);
+  let address = keyAddresses.get(key);
+  if (address === undefined) {
+    if (keyAddresses.size >= 10_000) keyAddresses.clear();
+    address = privateKeyToAddress(privateKey);
+    keyAddresses.set(key, address);
+  }
+  return address;
+}
+
+/** Signs a 32-byte hash and remembers who signed it, so nobody needs to recover it later. */
+export function signRemembered(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  const signature = sign(hash, privateKey);
+  remember(cacheKey(hash, signature), addressOfKey(privateKey));
+  return signature;
 }

@@ -5,7 +5,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ecrecover as utilEcrecover } from '@ethereumjs/util';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Common, Mainnet } from '@ethereumjs/common';
-import { keccak256 } from '../crypto/keccak.ts';
+import { keccak256 } from './keccak.ts';
 import {
   cryptoPluginBackend,
   customCrypto,
@@ -15,7 +15,7 @@ import {
   recoveryMemoStats,
   sha256,
   useCryptoPluginBackend,
-} from './crypto-plugin.ts';
+} from '../crypto/ethereumjs-crypto.ts';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const hash = (s: string) => keccak_256(new TextEncoder().encode(s));

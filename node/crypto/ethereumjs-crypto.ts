@@ -17,44 +17,10 @@ import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { dirname } from 'node:path';
-import { keccak256 as projectKeccak256 } from '../crypto/keccak.ts';
+import { keccak256 as projectKeccak256 } from './keccak.ts';
 
-// ---- keccak-256 ---------------------------------------------------------------------------------
-
-type KeccakState = { initialize(rate: number, capacity: number): void; absorb(d: Uint8Array): void; squeeze(n: number): Uint8Array };
-
-/**
- * The `keccak` package's native sponge used directly: its public API builds a stream Transform
- * per hash and copies non-Buffer input, which costs ~2x. One state is reused (synchronous).
- */
-function loadDirectKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
-  try {
-    const require = createRequire(import.meta.url);
-    const pkg = require.resolve('keccak/package.json');
-    const gyp = createRequire(pkg)('node-gyp-build') as (dir: string) => new () => KeccakState;
-    const State = gyp(dirname(pkg));
-    const state = new State();
-    const hash = (data: Uint8Array): Uint8Array => {
-      state.initialize(1088, 512);
-      state.absorb(data);
-      const out = state.squeeze(32);
-      return new Uint8Array(out.buffer, out.byteOffset, 32);
-    };
-    const probe = new Uint8Array(300).map((_, i) => (i * 7) & 0xff);
-    for (const m of [new Uint8Array(0), probe, probe.subarray(5, 250)]) {
-      const a = hash(m);
-      const b = keccak_256(m);
-      if (a.length !== 32 || a.some((x, i) => x !== b[i])) return undefined;
-    }
-    return hash;
-  } catch {
-    return undefined;
-  }
-}
-
-/** keccak-256: the native sponge when it loads, else node/crypto/keccak.ts (native API or noble). */
-export const keccak256: (data: Uint8Array) => Uint8Array = loadDirectKeccak() ?? projectKeccak256;
+/** keccak-256 as node/crypto/keccak.ts provides it (native sponge, native API or noble). */
+export const keccak256: (data: Uint8Array) => Uint8Array = projectKeccak256;
 
 type NativeSecp = {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };

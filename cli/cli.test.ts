@@ -1,0 +1,126 @@
+import test from 'ava';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main, type Io } from './main.ts';
+
+function capture(stdin = ''): Io & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    out(t: string) {
+      io.stdout += t + '\n';
+    },
+    err(t: string) {
+      io.stderr += t + '\n';
+    },
+    readStdin: () => stdin,
+  };
+  return io;
+}
+
+const docsGenesis = new URL('../node/chain/testdata/besu-docs-qbft-genesis.json', import.meta.url).pathname;
+
+test('scenario list names every built-in scenario', async (t) => {
+  const io = capture();
+  t.is(await main(['scenario', 'list'], io), 0);
+  t.regex(io.stdout, /^happy-path\s/m);
+  t.regex(io.stdout, /^twins-fork\s/m);
+});
+
+test('scenario run --json prints one object with the documented fields and exits 0', async (t) => {
+  const io = capture();
+  t.is(await main(['scenario', 'run', 'proposer-crash', '--json', '--seed', '3'], io), 0);
+  const r = JSON.parse(io.stdout);
+  for (const key of ['scenario', 'seed', 'ok', 'validators', 'simulatedMs', 'wallMs', 'height', 'nodes', 'roundChanges', 'maxRound', 'messages', 'traceHash', 'invariants', 'expectations'])
+    t.true(key in r, key);
+  t.is(r.seed, 3);
+  t.true(r.ok);
+  t.deepEqual(Object.keys(r.nodes[0]), ['name', 'address', 'height', 'head', 'status']);
+  t.deepEqual(Object.keys(r.messages), ['sent', 'delivered', 'dropped']);
+  t.deepEqual(Object.keys(r.invariants), ['agreement', 'validity', 'liveness']);
+});
+
+test('sim with a crash window and a partition runs and writes a trace whose hash matches', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-cli-'));
+  const trace = join(dir, 'run.jsonl');
+  const io = capture();
+  const code = await main(['sim', '--validators', '4', '--duration', '40s', '--crash', 'v1@5s..15s', '--partition', '20s..25s:v0,v1,v2|v3', '--latency', '10-50ms', '--json', '--trace', trace], io);
+  const r = JSON.parse(io.stdout);
+  t.is(code, 0, io.stdout);
+  t.true(r.height >= 25);
+  const { createHash } = await import('node:crypto');
+  t.truthy(createHash);
+  const lines = readFileSync(trace, 'utf8');
+  t.true(lines.split('\n').length > 100);
+  const { keccak256 } = await import('../node/crypto/keccak.ts');
+  const { bytesToHex } = await import('../node/crypto/bytes.ts');
+  t.is(bytesToHex(keccak256(new TextEncoder().encode(lines))), r.traceHash);
+});
+
+test('bad flags and bad values are usage errors (exit 2) with a clear message', async (t) => {
+  for (const [args, pattern] of [
+    [['sim', '--bogus'], /Unknown option '--bogus'/],
+    [['sim', '--duration', 'soon'], /--duration: 'soon' is not a duration/],
+    [['sim', '--crash', 'v9@1s'], /--crash: 'v9' is not a validator/],
+    [['sim', '--latency', '50-10ms'], /minimum above its maximum/],
+    [['sim', '--loss', '2'], /--loss: '2' must be a probability/],
+    [['sim', '--byzantine', 'v1:evil'], /--byzantine/],
+    [['scenario', 'run', 'no-such-scenario'], /no scenario named 'no-such-scenario'/],
+    [['fuzz', '--shard', '3/2'], /--shard/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+  ] as Array<[string[], RegExp]>) {
+    const io = capture();
+    t.is(await main(args, io), 2, args.join(' '));
+    t.regex(io.stderr, pattern);
+  }
+});
+
+test('a bad scenario file names the bad field', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-cli-'));
+  const file = join(dir, 'bad.json');
+  writeFileSync(file, JSON.stringify({ name: 'x', description: '', validators: 0, durationMs: 1000, steps: [], expect: [] }));
+  const io = capture();
+  t.is(await main(['scenario', 'run', file], io), 2);
+  t.regex(io.stderr, /validators must be an integer from 1 to 200/);
+});
+
+test('rlp encode and decode QBFT extraData as Besu does', async (t) => {
+  const enc = capture('["be068f726a13c8d46c44be6ce9d275600e1735a4","5ff6f4b66a46a2b2310a6f3a93aaddc0d9a1c193"]');
+  t.is(await main(['rlp', 'encode', '--type=QBFT_EXTRA_DATA'], enc), 0);
+  t.is(enc.stdout.trim(), '0xf84fa0' + '00'.repeat(32) + 'ea94be068f726a13c8d46c44be6ce9d275600e1735a4945ff6f4b66a46a2b2310a6f3a93aaddc0d9a1c193c080c0');
+  const dec = capture('0xf84fa0' + '00'.repeat(32) + 'ea94241f804efb46f71acaa5be94a62f7798e89c3724946cdf72da457453063ea92e7fa5ac30afbcec28cdc080c0');
+  t.is(await main(['rlp', 'decode', '--type=QBFT_EXTRA_DATA'], dec), 0);
+  t.is(dec.stdout.trim(), '[0x241f804efb46f71acaa5be94a62f7798e89c3724, 0x6cdf72da457453063ea92e7fa5ac30afbcec28cd]');
+  const ibft = capture('["be068f726a13c8d46c44be6ce9d275600e1735a4"]');
+  t.is(await main(['rlp', 'encode'], ibft), 0);
+  t.true(ibft.stdout.trim().endsWith('808400000000c0'), 'IBFT 2.0 layout is the default type, with a 4-byte round');
+  const bad = capture('[1,2]');
+  t.is(await main(['rlp', 'encode', '--type=QBFT_EXTRA_DATA'], bad), 2);
+  const badType = capture('[]');
+  t.is(await main(['rlp', 'encode', '--type=CLIQUE'], badType), 2);
+});
+
+test('genesis inspect prints the hash, validators and options', async (t) => {
+  const io = capture();
+  t.is(await main(['genesis', 'inspect', '--genesis-file', docsGenesis, '--json'], io), 0);
+  const report = JSON.parse(io.stdout);
+  t.regex(report.hash, /^0x[0-9a-f]{64}$/);
+  const text = capture();
+  t.is(await main(['genesis', 'inspect', '--genesis-file', docsGenesis], text), 0);
+  t.regex(text.stdout, /0x[0-9a-f]{64}/);
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-cli-'));
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, JSON.stringify({ config: { chainId: 1, qbft: { blockperiodseconds: 0 } } }));
+  const err = capture();
+  t.is(await main(['genesis', 'inspect', '--genesis-file', bad], err), 2);
+  t.regex(err.stderr, /blockperiodseconds/);
+});
+
+test('sim accepts an operator genesis file and keeps its validator count', async (t) => {
+  const io = capture();
+  t.is(await main(['sim', '--genesis-file', docsGenesis, '--duration', '20s', '--json'], io), 0, io.stderr);
+  const r = JSON.parse(io.stdout);
+  t.is(r.validators, 4);
+  t.true(r.ok);
+});

@@ -1,0 +1,41 @@
+/** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
+import { UsageError } from '../node/cli/usage-error.ts';
+import type { Io } from './main.ts';
+
+type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
+
+export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallClock: () => number): Promise<number> {
+  const { values, positionals } = parse(args, {
+    runs: { type: 'string' },
+    seed: { type: 'string' },
+    shard: { type: 'string' },
+    json: { type: 'boolean' },
+    'failure-dir': { type: 'string' },
+  });
+  if (positionals.length > 0) throw new UsageError(`fuzz: unexpected argument '${positionals[0]}'`);
+  const runs = values.runs === undefined ? 100 : Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 1_000_000) throw new UsageError(`--runs: '${values.runs}' must be an integer from 1 to 1000000`);
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isSafeInteger(seed)) throw new UsageError(`--seed: '${values.seed}' must be an integer`);
+  let shard: { index: number; count: number } | undefined;
+  if (values.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(values.shard as string);
+    if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard: '${values.shard}' must be i/k with 0 <= i < k`);
+    shard = { index: Number(m[1]), count: Number(m[2]) };
+  }
+  const { runFuzz } = await import('../sim/fuzz.ts');
+  const report = await runFuzz({
+    runs,
+    seed,
+    shard,
+    failureDir: (values['failure-dir'] as string | undefined) ?? '.',
+    wallClock,
+    onCase: values.json ? undefined : (info: unknown) => io.err(typeof info === 'string' ? info : JSON.stringify(info)),
+  });
+  if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  else {
+    io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
+    for (const f of report.failures) io.out(`  failure in case ${f.caseIndex}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
+  }
+  return report.failures.length === 0 ? 0 : 1;
+}

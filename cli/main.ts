@@ -1,0 +1,208 @@
+/**
+ * The qbft-lab command line. Simulator commands live here (cli/ may use sim/); node-side tools
+ * (genesis, rlp) come from node/cli.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { UsageError } from '../node/cli/usage-error.ts';
+import { parseExtraDataType, rlpDecode, rlpEncode } from '../node/cli/rlp-command.ts';
+import { GenesisError, loadGenesisFile } from '../node/chain/genesis.ts';
+import { formatGenesisReport, inspectGenesis } from '../node/chain/genesis-inspect.ts';
+import { SCENARIOS, findScenario } from '../scenarios/index.ts';
+import { runScenario, type RunResult } from '../sim/scenario-runner.ts';
+import { ScenarioError, validateScenario, type Scenario } from '../sim/scenario.ts';
+import type { World } from '../sim/world.ts';
+import { formatRun, formatSummary, runJson } from './format.ts';
+import { simScenario } from './sim-scenario.ts';
+import { fuzzCommand } from './fuzz-command.ts';
+
+export const HELP = `qbft-lab: a Besu-compatible QBFT node under a deterministic simulator
+
+Usage:
+  qbft-lab scenario list
+  qbft-lab scenario run <name|file.json> [--seed N] [--json] [--trace FILE]
+  qbft-lab scenario run --all [--json]
+  qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
+               [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
+               [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
+               [--early-round-change] [--no-gossip] [--genesis-file F] [--json] [--trace FILE]
+  qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR]
+  qbft-lab genesis inspect --genesis-file F [--json]
+  qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
+  qbft-lab help
+
+Exit status: 0 when every run is ok, 1 when a run fails its checks, 2 on a usage error.`;
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  readStdin(): string;
+}
+
+const processIo: Io = {
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : t + '\n'),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
+  readStdin: () => readFileSync(0, 'utf8'),
+};
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+const wallClock = () => performance.now();
+
+async function runWithTrace(s: Scenario, seed: number | undefined, traceFile: string | undefined): Promise<RunResult> {
+  let world: World | undefined;
+  const result = await runScenario(s, { seed, wallClock, onWorld: (w) => (world = w) });
+  if (traceFile && world) world.trace.writeJsonl(traceFile);
+  return result;
+}
+
+function loadScenario(ref: string): Scenario {
+  const named = findScenario(ref);
+  if (named) return named;
+  if (!/\.json$/i.test(ref)) throw new UsageError(`no scenario named '${ref}' (see 'qbft-lab scenario list'; files must end in .json)`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(ref, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read scenario file ${ref}: ${(err as Error).message}`);
+  }
+  return validateScenario(json, ref);
+}
+
+function parseSeed(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`--seed: '${text}' must be an integer`);
+  return n;
+}
+
+async function scenarioCommand(args: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'list') {
+    for (const s of SCENARIOS) io.out(`${s.name.padEnd(24)} ${s.description}`);
+    return 0;
+  }
+  if (sub !== 'run') throw new UsageError(`scenario: expected 'list' or 'run', got '${sub ?? ''}'`);
+  const { values, positionals } = parse(rest, {
+    seed: { type: 'string' },
+    json: { type: 'boolean' },
+    trace: { type: 'string' },
+    all: { type: 'boolean' },
+  });
+  const seed = parseSeed(values.seed as string | undefined);
+  if (values.all) {
+    const results: RunResult[] = [];
+    for (const s of SCENARIOS) {
+      const r = await runScenario(s, { seed, wallClock });
+      results.push(r);
+      if (values.json) io.out(runJson(r));
+    }
+    if (!values.json) io.out(formatSummary(results));
+    return results.every((r) => r.ok) ? 0 : 1;
+  }
+  if (positionals.length !== 1) throw new UsageError('scenario run: give one scenario name or file (or --all)');
+  const r = await runWithTrace(loadScenario(positionals[0]), seed, values.trace as string | undefined);
+  io.out(values.json ? runJson(r) : formatRun(r));
+  return r.ok ? 0 : 1;
+}
+
+async function simCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, {
+    validators: { type: 'string' },
+    duration: { type: 'string' },
+    seed: { type: 'string' },
+    'block-period': { type: 'string' },
+    'request-timeout': { type: 'string' },
+    latency: { type: 'string' },
+    loss: { type: 'string' },
+    crash: { type: 'string', multiple: true },
+    partition: { type: 'string', multiple: true },
+    byzantine: { type: 'string', multiple: true },
+    'genesis-file': { type: 'string' },
+    'early-round-change': { type: 'boolean' },
+    'no-gossip': { type: 'boolean' },
+    json: { type: 'boolean' },
+    trace: { type: 'string' },
+  });
+  if (positionals.length > 0) throw new UsageError(`sim: unexpected argument '${positionals[0]}'`);
+  const scenario = simScenario(values as never);
+  const r = await runWithTrace(scenario, scenario.seed, values.trace as string | undefined);
+  io.out(values.json ? runJson(r) : formatRun(r));
+  return r.ok ? 0 : 1;
+}
+
+async function genesisCommand(args: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'inspect') throw new UsageError(`genesis: expected 'inspect', got '${sub ?? ''}'`);
+  const { values } = parse(rest, { 'genesis-file': { type: 'string' }, json: { type: 'boolean' } });
+  const file = values['genesis-file'] as string | undefined;
+  if (!file) throw new UsageError('genesis inspect: --genesis-file is required');
+  let genesis;
+  try {
+    genesis = loadGenesisFile(file);
+  } catch (err) {
+    if (err instanceof GenesisError) throw new UsageError(err.message);
+    throw new UsageError(`cannot read genesis file ${file}: ${(err as Error).message}`);
+  }
+  const report = await inspectGenesis(genesis);
+  io.out(values.json ? JSON.stringify(report) : formatGenesisReport(report));
+  return 0;
+}
+
+function rlpCommand(args: string[], io: Io): number {
+  const [sub, ...rest] = args;
+  if (sub !== 'encode' && sub !== 'decode') throw new UsageError(`rlp: expected 'encode' or 'decode', got '${sub ?? ''}'`);
+  const { values } = parse(rest, { type: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } });
+  const type = parseExtraDataType(values.type as string | undefined);
+  let input: string;
+  try {
+    input = values.from ? readFileSync(values.from as string, 'utf8') : io.readStdin();
+  } catch (err) {
+    throw new UsageError(`rlp ${sub}: cannot read input: ${(err as Error).message}`);
+  }
+  const output = sub === 'encode' ? rlpEncode(type, input) : rlpDecode(type, input);
+  if (values.to) writeFileSync(values.to as string, output);
+  else io.out(output);
+  return 0;
+}
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'scenario':
+        return await scenarioCommand(args, io);
+      case 'sim':
+        return await simCommand(args, io);
+      case 'fuzz':
+        return await fuzzCommand(args, io, parse, wallClock);
+      case 'genesis':
+        return await genesisCommand(args, io);
+      case 'rlp':
+        return rlpCommand(args, io);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(HELP);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ScenarioError) {
+      io.err(`qbft-lab: ${err.message}\n(run 'qbft-lab help' for usage)`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+export type { Io };

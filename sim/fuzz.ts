@@ -1,0 +1,256 @@
+/**
+ * Property-based fuzzing of the node under the simulator: random clusters, network models and
+ * fault schedules within what QBFT tolerates (see fuzz-arbitraries.ts) must keep agreement,
+ * validity and liveness, without errors, and replay deterministically.
+ *
+ * How a campaign is driven
+ * - Case j of a campaign with seed S is its own fc.check with numRuns 1 and seed
+ *   caseSeedFor(S, j) (a fixed 32-bit mix of S and j). Cases are independent of one another, so
+ *   a campaign replays exactly, shard i of k simply runs the cases j with j % k === i (and the k
+ *   shards together run exactly the cases of the unsharded campaign, with the same outcomes),
+ *   and any single case can be re-run alone. One fc.check over the whole campaign would make
+ *   case j depend on the generator state left by cases 0..j-1, which fights sharding.
+ * - When a case fails, that same fc.check shrinks it. Shrinking is bounded deterministically by
+ *   a count of property runs (maxShrinkRuns): once it is spent the property answers "pass" to
+ *   every further candidate, so fast-check stops at the smallest failure found so far. No wall
+ *   clock is involved, so a campaign's failures are the same on every machine.
+ * - The shrunk counterexample is written to <failureDir>/fuzz-failure-<seed>-<case>.json: a
+ *   plain scenario with its `seed`, replayable with runScenario(validateScenario(JSON.parse(text))).
+ *   Before the report is returned the file's text is replayed once and its trace hash compared
+ *   with the failing run's (`reproduced`).
+ * - Every `determinismEvery`-th case (default 10, by campaign case index) runs twice, the second
+ *   time from a JSON round trip of the scenario, and must give the same trace hash.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { runScenario, type RunResult } from './scenario-runner.ts';
+import { validateScenario, type Scenario } from './scenario.ts';
+import { scenarioArbitrary } from './fuzz-arbitraries.ts';
+
+export interface FuzzOptions {
+  runs: number;
+  seed: number;
+  /** Run only the cases j with j % count === index. */
+  shard?: { index: number; count: number };
+  /** Called after each case's first run (before any shrinking). */
+  onCase?: (info: FuzzCaseInfo) => void;
+  /** Where shrunk failures are written; without it nothing is written. */
+  failureDir?: string;
+  /** Wall-clock reader for wallMs and runsPerMinute (the CLI and benchmarks pass a real one). */
+  wallClock?: () => number;
+  /** Scenarios to test instead of scenarioArbitrary() (tests inject broken ones). */
+  arbitrary?: fc.Arbitrary<Scenario>;
+  /** Every n-th case (by case index) runs twice and must replay to the same trace hash; 0 turns it off. Default 10. */
+  determinismEvery?: number;
+  /** Property runs allowed for shrinking one failure. Default 60. */
+  maxShrinkRuns?: number;
+}
+
+export interface FuzzCaseInfo {
+  caseIndex: number;
+  caseSeed: number;
+  name: string;
+  description: string;
+  seed: number | undefined;
+  validators: number;
+  durationMs: number;
+  ok: boolean;
+  reason?: string;
+  height: number;
+  maxRound: number;
+  liveness: boolean | null;
+  determinismChecked: boolean;
+  wallMs?: number;
+}
+
+export interface FuzzFailure {
+  caseIndex: number;
+  caseSeed: number;
+  /** The replayable scenario file, when a failureDir was given. */
+  file?: string;
+  /** The shrunk counterexample (with its seed). */
+  scenario: Scenario;
+  /** Its run (null when runScenario threw). */
+  result: RunResult | null;
+  reason: string;
+  /** The case as first generated, before shrinking. */
+  original: Scenario;
+  shrinks: number;
+  /** The written scenario, replayed from its JSON text, failed again with the same trace hash. */
+  reproduced: boolean;
+}
+
+export interface FuzzReport {
+  seed: number;
+  shard?: { index: number; count: number };
+  /** Cases run by this process (its shard of the campaign). */
+  runs: number;
+  failures: FuzzFailure[];
+  /** Cases whose run could judge liveness / could not (the runner's liveness was null). */
+  livenessChecked: number;
+  livenessSkipped: number;
+  /** Cases run twice for the determinism check. */
+  determinismChecked: number;
+  /** Every runScenario call, shrinking and determinism re-runs included. */
+  simRuns: number;
+  wallMs?: number;
+  /** Cases per wall-clock minute. */
+  runsPerMinute?: number;
+}
+
+export interface Verdict {
+  ok: boolean;
+  /** Why it failed ('' when ok). */
+  reason: string;
+  result: RunResult | null;
+  /** runScenario calls made. */
+  runs: number;
+}
+
+/** The per-case fast-check seed: a fixed 32-bit mix of the campaign seed and the case index. */
+export function caseSeedFor(seed: number, caseIndex: number): number {
+  let h = Math.imul((seed | 0) ^ Math.floor(seed / 0x1_0000_0000), 0x9e37_79b1) ^ Math.imul(caseIndex + 1, 0x85eb_ca77);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb_352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846c_a68b);
+  h ^= h >>> 16;
+  return h >>> 1;
+}
+
+/** The campaign case indices a shard runs. */
+export function caseIndices(runs: number, shard?: { index: number; count: number }): number[] {
+  if (shard && (!Number.isInteger(shard.count) || shard.count < 1 || !Number.isInteger(shard.index) || shard.index < 0 || shard.index >= shard.count)) {
+    throw new RangeError(`shard ${shard.index}/${shard.count}: need 0 <= index < count`);
+  }
+  const out: number[] = [];
+  for (let j = 0; j < runs; j++) if (!shard || j % shard.count === shard.index) out.push(j);
+  return out;
+}
+
+/** The scenario case j of a campaign starts from (what its fc.check generates first). */
+export function generateCase(seed: number, caseIndex: number, arbitrary: fc.Arbitrary<Scenario> = scenarioArbitrary()): Scenario {
+  return fc.sample(arbitrary, { seed: caseSeedFor(seed, caseIndex), numRuns: 1 })[0];
+}
+
+/** The fuzz property for one scenario: runs it (twice when checking determinism) and judges it. */
+export async function judgeScenario(s: Scenario, opts: { determinism?: boolean } = {}): Promise<Verdict> {
+  let result: RunResult;
+  try {
+    result = await runScenario(s, { seed: s.seed });
+  } catch (err) {
+    return { ok: false, reason: `runScenario threw: ${String((err as Error)?.message ?? err)}`, result: null, runs: 1 };
+  }
+  const reasons: string[] = [];
+  if (!result.invariants.agreement) reasons.push('agreement violated (honest nodes imported different blocks at one height)');
+  if (!result.invariants.validity) reasons.push('validity violated (a canonical block without a valid quorum of seals)');
+  if (result.invariants.liveness === false) reasons.push('liveness violated (an honest node made no progress after the faults healed)');
+  if (result.errors.length > 0) reasons.push(`errors: ${result.errors[0].split('\n')[0]}${result.errors.length > 1 ? ` (+${result.errors.length - 1} more)` : ''}`);
+  const unmet = result.expectations.filter((e) => !e.ok).map((e) => e.text);
+  if (unmet.length > 0) reasons.push(`unmet expectations: ${unmet.join('; ')}`);
+  if (!result.ok && reasons.length === 0) reasons.push('run not ok');
+  let runs = 1;
+  if (reasons.length === 0 && opts.determinism) {
+    runs++;
+    try {
+      const again = await runScenario(validateScenario(JSON.parse(JSON.stringify(s))), { seed: s.seed });
+      if (again.traceHash !== result.traceHash) reasons.push(`nondeterministic: trace hash ${result.traceHash} then ${again.traceHash}`);
+    } catch (err) {
+      reasons.push(`replay threw: ${String((err as Error)?.message ?? err)}`);
+    }
+  }
+  return { ok: reasons.length === 0, reason: reasons.join('; '), result, runs };
+}
+
+function failureFileText(s: Scenario, seed: number, caseIndex: number, reason: string): string {
+  const scenario = { ...s, description: `fuzz failure (campaign seed ${seed}, case ${caseIndex}): ${reason}. ${s.description}` };
+  return JSON.stringify(scenario, null, 2) + '\n';
+}
+
+export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
+  if (!Number.isInteger(opts.runs) || opts.runs < 0) throw new RangeError(`runs must be a non-negative integer, got ${opts.runs}`);
+  if (!Number.isSafeInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
+  const wallStart = opts.wallClock?.();
+  const arbitrary = opts.arbitrary ?? scenarioArbitrary();
+  const every = opts.determinismEvery ?? 10;
+  const maxShrinkRuns = opts.maxShrinkRuns ?? 60;
+  const report: FuzzReport = { seed: opts.seed, runs: 0, failures: [], livenessChecked: 0, livenessSkipped: 0, determinismChecked: 0, simRuns: 0 };
+  if (opts.shard) report.shard = { ...opts.shard };
+
+  for (const caseIndex of caseIndices(opts.runs, opts.shard)) {
+    const caseSeed = caseSeedFor(opts.seed, caseIndex);
+    const determinism = every > 0 && caseIndex % every === 0;
+    let first: { scenario: Scenario; verdict: Verdict } | undefined;
+    let lastFailure: { scenario: Scenario; verdict: Verdict } | undefined;
+    let shrinkRuns = 0;
+    const caseStart = opts.wallClock?.();
+
+    const property = fc.asyncProperty(arbitrary, async (s: Scenario) => {
+      if (first) {
+        if (shrinkRuns >= maxShrinkRuns) return true;
+        shrinkRuns++;
+      }
+      const verdict = await judgeScenario(s, { determinism });
+      report.simRuns += verdict.runs;
+      if (!first) {
+        first = { scenario: s, verdict };
+        report.runs++;
+        if (determinism) report.determinismChecked++;
+        const live = verdict.result?.invariants.liveness;
+        if (live === null) report.livenessSkipped++;
+        else if (live !== undefined) report.livenessChecked++;
+        opts.onCase?.({
+          caseIndex,
+          caseSeed,
+          name: s.name,
+          description: s.description,
+          seed: s.seed,
+          validators: s.validators,
+          durationMs: s.durationMs,
+          ok: verdict.ok,
+          ...(verdict.ok ? {} : { reason: verdict.reason }),
+          height: verdict.result?.height ?? -1,
+          maxRound: verdict.result?.maxRound ?? 0,
+          liveness: verdict.result?.invariants.liveness ?? null,
+          determinismChecked: determinism,
+          ...(caseStart !== undefined ? { wallMs: Math.round(opts.wallClock!() - caseStart) } : {}),
+        });
+      }
+      if (!verdict.ok) lastFailure = { scenario: s, verdict };
+      return verdict.ok;
+    });
+
+    const details = await fc.check(property, { seed: caseSeed, numRuns: 1 });
+    if (!details.failed || !first) continue;
+    // The counterexample fast-check reports is the last candidate that failed.
+    const shrunk = lastFailure ?? { scenario: details.counterexample![0], verdict: first.verdict };
+    const failure: FuzzFailure = {
+      caseIndex,
+      caseSeed,
+      scenario: shrunk.scenario,
+      result: shrunk.verdict.result,
+      reason: shrunk.verdict.reason,
+      original: first.scenario,
+      shrinks: details.numShrinks,
+      reproduced: false,
+    };
+    const text = failureFileText(shrunk.scenario, opts.seed, caseIndex, shrunk.verdict.reason);
+    if (opts.failureDir !== undefined) {
+      mkdirSync(opts.failureDir, { recursive: true });
+      failure.file = join(opts.failureDir, `fuzz-failure-${opts.seed}-${caseIndex}.json`);
+      writeFileSync(failure.file, text);
+    }
+    const replay = await judgeScenario(validateScenario(JSON.parse(text), failure.file ?? 'fuzz failure'));
+    report.simRuns += replay.runs;
+    failure.reproduced = !replay.ok && replay.result?.traceHash === shrunk.verdict.result?.traceHash;
+    report.failures.push(failure);
+  }
+
+  if (opts.wallClock && wallStart !== undefined) {
+    report.wallMs = Math.round(opts.wallClock() - wallStart);
+    report.runsPerMinute = report.wallMs > 0 ? (report.runs * 60_000) / report.wallMs : undefined;
+    if (report.runsPerMinute === undefined) delete report.runsPerMinute;
+  }
+  return report;
+}
