@@ -1,0 +1,214 @@
+/** Drives the pure QBFT state machine event by event, as Besu's QbftBlockHeightManager tests do. */
+import test from 'ava';
+import { bytesToHex, utf8ToBytes, type Hex } from '../../crypto/bytes.ts';
+import { keccak256 } from '../../crypto/keccak.ts';
+import { privateKeyToAddress, sign } from '../../crypto/secp256k1.ts';
+import type { CoreAction, CoreConfig, HeightContext, ProposedBlock } from './core-types.ts';
+import { HeightManager } from './height-manager.ts';
+import { signPayload, type CommitMessage, type PrepareMessage, type ProposalMessage, type RoundChangeMessage } from './messages.ts';
+
+const keys = [1, 2, 3, 4]
+  .map((i) => keccak256(utf8ToBytes(`hm-test-${i}`)))
+  .map((privateKey) => ({ privateKey, address: privateKeyToAddress(privateKey) }))
+  .sort((a, b) => (a.address < b.address ? -1 : 1));
+const validators = keys.map((k) => k.address);
+const ZERO: Hex = '0x0000000000000000000000000000000000000000';
+
+function ctx(): HeightContext {
+  return {
+    height: 1,
+    parentTimestampSeconds: 0,
+    parentCoinbase: ZERO,
+    validators,
+    blockTimerAtMs: 1_000,
+    blockPeriodSeconds: 1,
+    requestTimeoutMs: 2_000,
+    emptyBlockPeriodSeconds: 0,
+  };
+}
+
+function config(i: number, overrides: Partial<CoreConfig> = {}): CoreConfig {
+  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10, ...overrides };
+}
+
+function block(coinbase: Hex, round: number, tag = 'a'): ProposedBlock {
+  const digestForRound = (r: number) => bytesToHex(keccak256(utf8ToBytes(`${tag}/${coinbase}/${r}`)));
+  return { number: 1, coinbase, round, txCount: 0, rlp: utf8ToBytes(`${tag}-rlp-${round}`), digest: digestForRound(round), digestForRound };
+}
+
+function proposal(i: number, round: number, b: ProposedBlock, justification: Partial<ProposalMessage> = {}): ProposalMessage {
+  return { kind: 'proposal', signed: signPayload({ kind: 'proposal', sequence: 1, round, blockRlp: b.rlp }, keys[i].privateKey), roundChanges: [], prepares: [], ...justification };
+}
+
+function prepare(i: number, round: number, b: ProposedBlock): PrepareMessage {
+  return { kind: 'prepare', signed: signPayload({ kind: 'prepare', sequence: 1, round, digest: hexBytes(b.digest) }, keys[i].privateKey) };
+}
+
+function commit(i: number, round: number, b: ProposedBlock): CommitMessage {
+  const seal = sign(hexBytes(b.digestForRound(round)), keys[i].privateKey);
+  return { kind: 'commit', signed: signPayload({ kind: 'commit', sequence: 1, round, digest: hexBytes(b.digest), commitSeal: seal }, keys[i].privateKey) };
+}
+
+function roundChange(i: number, round: number, prepared?: { round: number; block: ProposedBlock; prepares: PrepareMessage[] }): RoundChangeMessage {
+  return {
+    kind: 'roundChange',
+    signed: signPayload(
+      { kind: 'roundChange', sequence: 1, round, prepared: prepared ? { preparedRound: prepared.round, preparedBlockHash: hexBytes(prepared.block.digest) } : undefined },
+      keys[i].privateKey,
+    ),
+    preparedBlockRlp: prepared?.block.rlp,
+    prepares: prepared ? prepared.prepares.map((p) => p.signed) : [],
+  };
+}
+
+function hexBytes(h: Hex): Uint8Array {
+  return Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
+}
+
+const broadcasts = (actions: CoreAction[]) => actions.flatMap((a) => (a.type === 'broadcast' ? [a.message.kind] : []));
+const of = <T extends CoreAction['type']>(actions: CoreAction[], type: T) => actions.filter((a) => a.type === type) as Array<Extract<CoreAction, { type: T }>>;
+
+test('a height starts by arming the block timer at parent timestamp + block period', (t) => {
+  const hm = new HeightManager(config(1), ctx());
+  t.deepEqual(hm.start(0), [{ type: 'setBlockTimer', height: 1, atMs: 1_000 }]);
+  t.is(hm.currentRound(), undefined);
+});
+
+test('the round-0 proposer builds, proposes, prepares, commits and imports with a quorum of seals', (t) => {
+  // Parent coinbase 0x0 is not a validator: the smallest address above it, v0, proposes round 0.
+  const hm = new HeightManager(config(0), ctx());
+  hm.start(0);
+  const onTimer = hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  t.deepEqual(of(onTimer, 'setRoundTimer'), [{ type: 'setRoundTimer', height: 1, round: 0, delayMs: 2_000 }]);
+  t.deepEqual(of(onTimer, 'createBlock'), [{ type: 'createBlock', height: 1, round: 0, timestampSeconds: 1 }]);
+  const b = block(keys[0].address, 0);
+  t.deepEqual(broadcasts(hm.handle({ type: 'blockCreated', nowMs: 1_001, height: 1, round: 0, block: b })), ['proposal', 'prepare']);
+  t.deepEqual(broadcasts(hm.handle({ type: 'prepare', nowMs: 1_010, message: prepare(1, 0, b) })), [], 'two prepares are below quorum 3');
+  t.deepEqual(broadcasts(hm.handle({ type: 'prepare', nowMs: 1_011, message: prepare(2, 0, b) })), ['commit']);
+  t.deepEqual(of(hm.handle({ type: 'commit', nowMs: 1_020, message: commit(1, 0, b) }), 'commitBlock'), []);
+  const done = hm.handle({ type: 'commit', nowMs: 1_021, message: commit(2, 0, b) });
+  const [c] = of(done, 'commitBlock');
+  t.is(c.round, 0);
+  t.is(c.seals.length, 3);
+  t.deepEqual(of(done, 'cancelRoundTimer'), [{ type: 'cancelRoundTimer', height: 1 }]);
+  t.deepEqual(hm.handle({ type: 'commit', nowMs: 1_022, message: commit(3, 0, b) }), [], 'nothing after the height is committed');
+});
+
+test('a validator prepares a valid proposal and rejects one from the wrong proposer', (t) => {
+  const hm = new HeightManager(config(2), ctx());
+  hm.start(0);
+  const wrong = hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(1, 0, block(keys[1].address, 0)), block: block(keys[1].address, 0) });
+  t.deepEqual(broadcasts(wrong), []);
+  t.regex(String(of(wrong, 'trace')[0]?.fields.reason), /proposer for round 0/);
+  const b = block(keys[0].address, 0);
+  const ok = hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, b), block: b });
+  t.deepEqual(broadcasts(ok), ['prepare']);
+  t.is(hm.currentRound(), 0, 'a proposal that arrives before the block timer starts round 0');
+  t.deepEqual(broadcasts(hm.handle({ type: 'proposal', nowMs: 1_001, message: proposal(0, 0, block(keys[0].address, 0, 'b')), block: block(keys[0].address, 0, 'b') })), [], 'one proposal per round');
+});
+
+test('an invalid block or a coinbase other than the proposer is rejected', (t) => {
+  const hm = new HeightManager(config(2), ctx());
+  hm.start(0);
+  t.deepEqual(broadcasts(hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, block(keys[0].address, 0)), block: undefined })), []);
+  const foreign = block(keys[3].address, 0);
+  t.deepEqual(broadcasts(hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, foreign), block: foreign })), []);
+});
+
+test('the round timer doubles each round and a round change carries no certificate when nothing was prepared', (t) => {
+  const hm = new HeightManager(config(1), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  let now = 1_000;
+  for (let round = 0; round < 4; round++) {
+    now += 2_000 * 2 ** round;
+    const actions = hm.handle({ type: 'roundTimerExpired', nowMs: now, height: 1, round });
+    t.deepEqual(of(actions, 'setRoundTimer'), [{ type: 'setRoundTimer', height: 1, round: round + 1, delayMs: 2_000 * 2 ** (round + 1) }]);
+    const rc = actions.find((a) => a.type === 'broadcast');
+    t.is(rc?.type === 'broadcast' && rc.message.kind === 'roundChange' ? rc.message.signed.payload.prepared : 'missing', undefined);
+  }
+  t.deepEqual(hm.handle({ type: 'roundTimerExpired', nowMs: now, height: 1, round: 1 }), [], 'a stale timer is ignored');
+});
+
+test('after preparing, the round change carries the prepared certificate, and the next proposer re-proposes that block', (t) => {
+  // v1 proposes round 1 (parent coinbase 0x0: base v0, round 1 -> v1).
+  const hm = new HeightManager(config(1), ctx());
+  hm.start(0);
+  const b = block(keys[0].address, 0);
+  hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, b), block: b });
+  hm.handle({ type: 'prepare', nowMs: 1_001, message: prepare(0, 0, b) });
+  const prepared = hm.handle({ type: 'prepare', nowMs: 1_002, message: prepare(2, 0, b) });
+  t.deepEqual(broadcasts(prepared), ['commit']);
+  const expired = hm.handle({ type: 'roundTimerExpired', nowMs: 3_000, height: 1, round: 0 });
+  const rc = expired.find((a) => a.type === 'broadcast' && a.message.kind === 'roundChange');
+  t.truthy(rc);
+  const rcMessage = (rc as { message: RoundChangeMessage }).message;
+  t.is(rcMessage.signed.payload.prepared?.preparedRound, 0);
+  t.is(rcMessage.prepares.length, 3);
+  const preparesSeen = [prepare(0, 0, b), prepare(2, 0, b)];
+  hm.handle({ type: 'roundChange', nowMs: 3_010, message: roundChange(0, 1, { round: 0, block: b, prepares: [...preparesSeen, prepare(1, 0, b)] }), block: b });
+  const quorum = hm.handle({ type: 'roundChange', nowMs: 3_011, message: roundChange(2, 1), block: undefined });
+  const [create] = of(quorum, 'createBlock');
+  t.is(create.round, 1);
+  t.is(create.repropose?.digest, b.digest, 'the prepared block is re-proposed, not a new one');
+});
+
+test('a proposal for a future round with a valid round-change certificate moves the node to that round', (t) => {
+  const hm = new HeightManager(config(3), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  const b = block(keys[1].address, 1);
+  const rcs = [0, 1, 2].map((i) => roundChange(i, 1).signed);
+  const actions = hm.handle({ type: 'proposal', nowMs: 3_000, message: proposal(1, 1, b, { roundChanges: rcs }), block: b });
+  t.is(hm.currentRound(), 1);
+  t.deepEqual(broadcasts(actions), ['prepare']);
+  const tooFew = new HeightManager(config(3), ctx());
+  tooFew.start(0);
+  t.deepEqual(broadcasts(tooFew.handle({ type: 'proposal', nowMs: 3_000, message: proposal(1, 1, b, { roundChanges: rcs.slice(0, 2) }), block: b })), []);
+  t.is(tooFew.currentRound(), undefined);
+});
+
+test('early round change: f+1 round changes for a higher round pull the node forward', (t) => {
+  const hm = new HeightManager(config(3, { earlyRoundChange: true }), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  t.is(hm.currentRound(), 0);
+  hm.handle({ type: 'roundChange', nowMs: 2_000, message: roundChange(0, 1), block: undefined });
+  t.is(hm.currentRound(), 0, 'one is not enough (f+1 = 2)');
+  const actions = hm.handle({ type: 'roundChange', nowMs: 2_001, message: roundChange(1, 1), block: undefined });
+  t.is(hm.currentRound(), 1);
+  t.true(broadcasts(actions).includes('roundChange'));
+});
+
+test('hostile round numbers are ignored and cannot grow state', (t) => {
+  const hm = new HeightManager(config(1), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  const b = block(keys[0].address, 0);
+  for (const round of [11, 500, 2 ** 31 - 1]) {
+    t.deepEqual(hm.handle({ type: 'prepare', nowMs: 1_100, message: prepare(0, round, b) }), []);
+    t.deepEqual(hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined }), []);
+  }
+  t.is(hm.currentRound(), 0);
+  t.is((hm as unknown as { futureRounds: Map<number, unknown> }).futureRounds.size, 0);
+});
+
+test('messages from non-validators and commits with a seal by someone else do not count', (t) => {
+  const outsider = keccak256(utf8ToBytes('outsider'));
+  const hm = new HeightManager(config(0), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  const b = block(keys[0].address, 0);
+  hm.handle({ type: 'blockCreated', nowMs: 1_001, height: 1, round: 0, block: b });
+  const foreign: PrepareMessage = { kind: 'prepare', signed: signPayload({ kind: 'prepare', sequence: 1, round: 0, digest: hexBytes(b.digest) }, outsider) };
+  t.deepEqual(broadcasts(hm.handle({ type: 'prepare', nowMs: 1_002, message: foreign })), []);
+  hm.handle({ type: 'prepare', nowMs: 1_003, message: prepare(1, 0, b) });
+  hm.handle({ type: 'prepare', nowMs: 1_004, message: prepare(2, 0, b) });
+  const badSeal: CommitMessage = {
+    kind: 'commit',
+    signed: signPayload({ kind: 'commit', sequence: 1, round: 0, digest: hexBytes(b.digest), commitSeal: sign(hexBytes(b.digest), keys[3].privateKey) }, keys[1].privateKey),
+  };
+  hm.handle({ type: 'commit', nowMs: 1_005, message: badSeal });
+  t.deepEqual(of(hm.handle({ type: 'commit', nowMs: 1_006, message: commit(2, 0, b) }), 'commitBlock'), [], 'the mis-sealed commit was not counted');
+  t.is(of(hm.handle({ type: 'commit', nowMs: 1_007, message: commit(3, 0, b) }), 'commitBlock').length, 1);
+});
