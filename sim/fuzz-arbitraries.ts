@@ -124,7 +124,7 @@ export function rawFuzzCaseArbitrary(opts: FuzzArbitraryOptions = {}): fc.Arbitr
     earlyRoundChange: fc.boolean(),
     latency: latencyArbitrary(),
     lossPermille: fc.integer({ min: 0, max: 50 }),
-    faulty: fc.array(fc.record({ slot: fc.integer({ min: 0, max: maxV - 1 }), fault: fc.option(rawFaultArbitrary(), { freq: 5 }) }), { minLength: 1, maxLength: maxFaulty(maxV) }),
+    faulty: fc.array(fc.record({ slot: fc.integer({ min: 0, max: maxV - 1 }), fault: fc.option(rawFaultArbitrary(), { freq: 5 }) }), { minLength: 1, maxLength: Math.max(1, maxFaulty(maxV)) }),
     partitions: fc.array(rawPartitionArbitrary(), { maxLength: 2 }),
     transfers: fc.array(fc.record({ atMs: ms(0, 50_000), count: fc.integer({ min: 1, max: 4 }) }), { maxLength: 2 }),
   });

@@ -249,8 +249,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
 
   if (opts.wallClock && wallStart !== undefined) {
     report.wallMs = Math.round(opts.wallClock() - wallStart);
-    report.runsPerMinute = report.wallMs > 0 ? (report.runs * 60_000) / report.wallMs : undefined;
-    if (report.runsPerMinute === undefined) delete report.runsPerMinute;
+    if (report.wallMs > 0) report.runsPerMinute = Math.round((report.runs * 60_000 * 10) / report.wallMs) / 10;
   }
   return report;
 }

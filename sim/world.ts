@@ -72,6 +72,9 @@ export class World {
     const traceMessages = options.traceMessages ?? options.nodes.length <= 16;
     this.network = new VirtualNetwork(this.kernel, this.random.fork('network'), {
       latency: options.latency ?? { kind: 'uniform', minMs: 5, maxMs: 30 },
+      // One buffer goes to every receiver (nodes never mutate message buffers), so per-process
+      // caches keyed by buffer identity let the world decode each message once.
+      copyBytes: false,
       faults: options.loss ? { loss: options.loss } : undefined,
       onEvent: (e) => {
         if (traceMessages || e.kind === 'msg-dropped') this.trace.record(this.kernel.nowMs(), null, e);

@@ -134,3 +134,17 @@ test('qbft-tests proposal block: decodes, re-encodes, and its hashes', (t) => {
   // The vectors' digest 0x641c42a0…88a4 is NOT this block's hash under any scheme we tried.
   t.not(hex(committedSealHash(block.header)), vectors.prepare.message.unsignedPrepare.digest);
 });
+
+test('the on-chain hash from raw header fields equals the block hash, seals and round aside', async (t) => {
+  const { onchainHashOfFields, onchainBlockHash: hashOf, withExtraData: seal, extraDataOf: extraOf } = await import('./block-hashing.ts');
+  const { createBlock } = await import('@ethereumjs/block');
+  const { Common, Mainnet } = await import('@ethereumjs/common');
+  const { encodeExtraData } = await import('./extra-data.ts');
+  const common = new Common({ chain: Mainnet, hardfork: 'london' });
+  const extraData = encodeExtraData({ vanity: new Uint8Array(32), validators: ['0x' + '11'.repeat(20), '0x' + '22'.repeat(20)] as `0x${string}`[], vote: { recipient: ('0x' + '33'.repeat(20)) as `0x${string}`, add: true }, round: 3, seals: [] });
+  const block = createBlock({ header: { number: 7n, extraData, gasLimit: 30_000_000n, baseFeePerGas: 7n } }, { common, skipConsensusFormatValidation: true });
+  const sealed = seal(block, { ...extraOf(block.header), round: 5, seals: [new Uint8Array(65).fill(1)] }, common);
+  t.deepEqual(onchainHashOfFields(block.header.raw() as Uint8Array[]), hashOf(block.header));
+  t.deepEqual(onchainHashOfFields(sealed.header.raw() as Uint8Array[]), hashOf(block.header));
+  t.throws(() => onchainHashOfFields([new Uint8Array(1)]));
+});

@@ -90,6 +90,22 @@ export function onchainBlockHash(header: BlockHeader): Uint8Array {
   return hash;
 }
 
+/**
+ * The on-chain hash straight from raw header fields (as they arrive on the wire), with no block
+ * object and without decoding addresses: the extraData list keeps its first three items raw and
+ * gets round 0 and no seals. Throws on a malformed header.
+ */
+export function onchainHashOfFields(fields: Uint8Array[]): Uint8Array {
+  const number = fields[8];
+  if (number === undefined || fields.length <= EXTRA_DATA_INDEX) throw new Error('header has too few fields');
+  if (number.length === 0) return keccak256(RLP.encode(fields));
+  const extra = RLP.decode(fields[EXTRA_DATA_INDEX]);
+  if (!Array.isArray(extra) || extra.length < 5) throw new Error('extraData is not a QBFT extraData list');
+  const copy = [...fields];
+  copy[EXTRA_DATA_INDEX] = RLP.encode([extra[0], extra[1], extra[2], new Uint8Array(0), []] as never);
+  return keccak256(RLP.encode(copy));
+}
+
 export function committedSealHash(header: BlockHeader, round?: number): Uint8Array {
   if (header.number === 0n) return onchainBlockHash(header);
   if (round === undefined) {

@@ -11,7 +11,7 @@ import type { CoreAction, CoreConfig, CoreEvent, HeightContext } from './qbft/co
 import { HeightManager } from './qbft/height-manager.ts';
 import { decodeMessage, encodeMessage, messageCode, roundIdOf, type QbftMessage } from './qbft/messages.ts';
 import type { NodeProposedBlock } from './proposed-block.ts';
-import { BoundedSet } from './bounded-set.ts';
+import { BoundedSet } from '../collections/bounded-set.ts';
 
 export interface QbftLimits {
   duplicateMessageLimit: number;
@@ -72,6 +72,21 @@ function decodeShared(code: number, contentKey: string, data: Uint8Array): QbftM
   }
   if (hit instanceof Error) throw hit;
   return hit;
+}
+
+/**
+ * Content keys by buffer identity: a transport that hands the same (immutable) buffer to many
+ * receivers, as the simulator does, pays for hashing it once. Nothing here mutates message buffers.
+ */
+const contentKeys = new WeakMap<Uint8Array, string>();
+
+function contentKeyOf(data: Uint8Array): string {
+  let key = contentKeys.get(data);
+  if (key === undefined) {
+    key = bytesToHex(keccak256(data));
+    contentKeys.set(data, key);
+  }
+  return key;
 }
 
 export class QbftService {
@@ -144,7 +159,7 @@ export class QbftService {
   }
 
   private async receive(from: PeerId, code: number, data: Uint8Array): Promise<void> {
-    const key = bytesToHex(keccak256(data));
+    const key = contentKeyOf(data);
     if (this.seen.has(key)) return;
     this.seen.add(key);
     let message: QbftMessage;
@@ -228,7 +243,7 @@ export class QbftService {
       switch (action.type) {
         case 'broadcast': {
           const data = encodeMessage(action.message, this.deps.cfg.layout);
-          this.seen.add(bytesToHex(keccak256(data)));
+          this.seen.add(contentKeyOf(data));
           this.deps.multicast(messageCode(action.message), data, []);
           break;
         }

@@ -17,7 +17,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { onchainBlockHash } from '../chain/block-hashing.ts';
+import { onchainBlockHash, onchainHashOfFields } from '../chain/block-hashing.ts';
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 import type { Log, PeerId, TimerHandle, Timers, Transport, WireMessage } from '../runtime/ports.ts';
 import type { BlockSink, ChainView } from './chain-view.ts';
@@ -203,16 +203,30 @@ export class BlockSync {
     }
   }
 
+  /**
+   * Announces a block we imported: the whole block to the square root of the peers that may lack
+   * it, its hash to the others (they fetch it if they need it), as geth does. Announcing the whole
+   * block to every peer costs n^2 decodes per block when every validator announces.
+   */
   announceBlock(block: Block, hash: Hex): void {
     const head = this.chain.head();
     const td = head.hash === hash ? head.td : block.header.number + 1n; // QBFT: difficulty 1 per block
-    let wire: WireMessage | undefined;
-    for (const p of this.peers.sorted()) {
-      if (p.incompatible || p.known.has(hash)) continue;
-      wire ??= toWireMessage({ code: EthCode.NewBlock, block: blockToWire(block), td });
+    const targets = this.peers.sorted().filter((p) => !p.incompatible && !p.known.has(hash));
+    if (targets.length === 0) return;
+    const fullCount = Math.ceil(Math.sqrt(targets.length));
+    const start = Number(block.header.number % BigInt(targets.length));
+    let full: WireMessage | undefined;
+    let hashes: WireMessage | undefined;
+    targets.forEach((p, i) => {
       p.known.add(hash);
-      this.transport.send(p.id, wire);
-    }
+      if ((i - start + targets.length) % targets.length < fullCount) {
+        full ??= toWireMessage({ code: EthCode.NewBlock, block: blockToWire(block), td });
+        this.transport.send(p.id, full);
+      } else {
+        hashes ??= toWireMessage({ code: EthCode.NewBlockHashes, entries: [{ hash, number: Number(block.header.number) }] });
+        this.transport.send(p.id, hashes);
+      }
+    });
   }
 
   broadcastTransactions(rawTxs: Uint8Array[]): void {
@@ -302,6 +316,7 @@ export class BlockSync {
   }
 
   private async onNewBlock(peer: PeerId, m: NewBlockMsg): Promise<void> {
+    if (this.hashOf === defaultHashOf && this.alreadyHave(peer, m)) return;
     let block: Block;
     let hash: Hex;
     try {
@@ -329,6 +344,24 @@ export class BlockSync {
       }
     }
     this.maybeStartSync();
+  }
+
+  /** Most announcements are of blocks we already hold: answer those from the raw header alone. */
+  private alreadyHave(peer: PeerId, m: NewBlockMsg): boolean {
+    let hash: Hex;
+    try {
+      hash = bytesToHex(onchainHashOfFields(m.block.header));
+    } catch {
+      return false;
+    }
+    if (!this.chain.hasBlock(hash)) return false;
+    const p = this.peers.ensure(peer);
+    if (p) {
+      p.known.add(hash);
+      this.peers.noteHead(p, m.td, m.td > 0n ? Number(m.td - 1n) : 0, hash);
+    }
+    this.maybeStartSync();
+    return true;
   }
 
   private onPooledHashes(peer: PeerId, hashes: Hex[]): void {

@@ -6,22 +6,9 @@
  */
 import type { Hex } from '../crypto/bytes.ts';
 import type { PeerId, TimerHandle, Timers } from '../runtime/ports.ts';
+import { BoundedSet } from '../collections/bounded-set.ts';
 
 const KNOWN_HASHES_PER_PEER = 256;
-
-/** A set that forgets its oldest member beyond its capacity. */
-export class RecentSet {
-  private readonly items = new Set<string>();
-  constructor(private readonly capacity: number) {}
-  has(k: string): boolean {
-    return this.items.has(k);
-  }
-  add(k: string): void {
-    if (this.items.has(k)) return;
-    if (this.items.size >= this.capacity) this.items.delete(this.items.values().next().value as string);
-    this.items.add(k);
-  }
-}
 
 export interface SyncPeer {
   readonly id: PeerId;
@@ -32,11 +19,13 @@ export interface SyncPeer {
   /** Status showed another network or genesis: never synced from. */
   incompatible: boolean;
   uselessTimer?: TimerHandle;
-  readonly known: RecentSet;
+  readonly known: BoundedSet;
 }
 
 export class SyncPeers {
   private readonly peers = new Map<PeerId, SyncPeer>();
+  /** Peers in id order, rebuilt only when a peer joins or leaves. */
+  private order: SyncPeer[] | undefined;
 
   constructor(
     private readonly timers: Timers,
@@ -55,8 +44,9 @@ export class SyncPeers {
   ensure(id: PeerId): SyncPeer | undefined {
     let p = this.peers.get(id);
     if (!p && this.peers.size < this.maxPeers) {
-      p = { id, td: 0n, number: 0, incompatible: false, known: new RecentSet(KNOWN_HASHES_PER_PEER) };
+      p = { id, td: 0n, number: 0, incompatible: false, known: new BoundedSet(KNOWN_HASHES_PER_PEER) };
       this.peers.set(id, p);
+      this.order = undefined;
     }
     return p;
   }
@@ -66,10 +56,12 @@ export class SyncPeers {
     if (!p) return;
     if (p.uselessTimer !== undefined) this.timers.cancelTimer(p.uselessTimer);
     this.peers.delete(id);
+    this.order = undefined;
   }
 
-  sorted(): SyncPeer[] {
-    return [...this.peers.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  sorted(): readonly SyncPeer[] {
+    this.order ??= [...this.peers.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.order;
   }
 
   /** Raises the peer's known head; a lower td is ignored. */
