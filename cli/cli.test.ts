@@ -124,3 +124,13 @@ test('sim accepts an operator genesis file and keeps its validator count', async
   t.is(r.validators, 4);
   t.true(r.ok);
 });
+
+test('a network speaking the legacy (GoQuorum / Besu < 26.1) message layout makes blocks too', async (t) => {
+  const io = capture();
+  t.is(await main(['sim', '--duration', '15s', '--wire-layout', 'legacy', '--crash', 'v2@2500ms', '--json'], io), 0, io.stderr);
+  const r = JSON.parse(io.stdout);
+  t.true(r.height >= 8);
+  t.true(r.roundChanges >= 1, 'a round change proves RoundChange and justified Proposal messages in the legacy layout');
+  const bad = capture();
+  t.is(await main(['sim', '--wire-layout', 'v1'], bad), 2);
+});

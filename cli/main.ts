@@ -26,7 +26,8 @@ Usage:
   qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
                [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
-               [--early-round-change] [--no-gossip] [--genesis-file F] [--json] [--trace FILE]
+               [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
+               [--genesis-file F] [--json] [--trace FILE]
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR]
   qbft-lab genesis inspect --genesis-file F [--json]
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
@@ -58,7 +59,7 @@ const wallClock = () => performance.now();
 
 async function runWithTrace(s: Scenario, seed: number | undefined, traceFile: string | undefined): Promise<RunResult> {
   let world: World | undefined;
-  const result = await runScenario(s, { seed, wallClock, onWorld: (w) => (world = w) });
+  const result = await runScenario(s, { seed, wallClock, keepTrace: traceFile !== undefined, onWorld: (w) => (world = w) });
   if (traceFile && world) world.trace.writeJsonl(traceFile);
   return result;
 }
@@ -128,6 +129,7 @@ async function simCommand(args: string[], io: Io): Promise<number> {
     'genesis-file': { type: 'string' },
     'early-round-change': { type: 'boolean' },
     'no-gossip': { type: 'boolean' },
+    'wire-layout': { type: 'string' },
     json: { type: 'boolean' },
     trace: { type: 'string' },
   });

@@ -20,6 +20,7 @@ export interface SimFlags {
   'genesis-file'?: string;
   'early-round-change'?: boolean;
   'no-gossip'?: boolean;
+  'wire-layout'?: string;
 }
 
 function readGenesisJson(path: string): Record<string, unknown> {
@@ -94,6 +95,8 @@ export function simScenario(flags: SimFlags): Scenario {
     loss = Number(flags.loss);
     if (!(loss >= 0 && loss <= 1)) throw new UsageError(`--loss: '${flags.loss}' must be a probability from 0 to 1`);
   }
+  const wireLayout = flags['wire-layout'];
+  if (wireLayout !== undefined && wireLayout !== 'besu26' && wireLayout !== 'legacy') throw new UsageError(`--wire-layout: '${wireLayout}' must be besu26 or legacy`);
   const seed = flags.seed === undefined ? 1 : Number(flags.seed);
   if (!Number.isSafeInteger(seed)) throw new UsageError(`--seed: '${flags.seed}' must be an integer`);
   return {
@@ -109,6 +112,7 @@ export function simScenario(flags: SimFlags): Scenario {
     },
     network: { latency: flags.latency ? parseLatency(flags.latency) : undefined, loss, gossip: flags['no-gossip'] ? false : undefined },
     earlyRoundChange: flags['early-round-change'] ?? false,
+    wireLayout,
     durationMs,
     steps,
     expect: [],

@@ -76,6 +76,8 @@ export interface Scenario {
   baseGenesis?: Record<string, unknown>;
   network?: { latency?: LatencyModel; loss?: number; gossip?: boolean; traceMessages?: boolean };
   earlyRoundChange?: boolean;
+  /** QBFT message layout the nodes emit: Besu >= 26.1 ('besu26', the default) or GoQuorum / Besu < 26.1 ('legacy'). */
+  wireLayout?: 'besu26' | 'legacy';
   /** Validators that get a twin named "<name>-twin" running with the same key. */
   twins?: string[];
   /** Extra data (vanity source) per node name; twins default to "twin". */

@@ -38,6 +38,9 @@ export interface WorldOptions {
   /** Record every network message in the trace (costly with many validators). */
   traceMessages?: boolean;
   earlyRoundChange?: boolean;
+  wireLayout?: 'besu26' | 'legacy';
+  /** Keep trace lines in memory (to write them out); by default only the running hash is kept. */
+  keepTrace?: boolean;
 }
 
 export interface SimNode {
@@ -63,7 +66,7 @@ export class World {
   private readonly gossip: boolean;
 
   constructor(readonly options: WorldOptions) {
-    this.trace = new TraceRecorder();
+    this.trace = new TraceRecorder({ keepEvents: options.keepTrace ?? false });
     this.kernel = new SimKernel({
       startTimeMs: SIM_START_TIME_MS,
       onError: (err, ev) => this.fail(`event ${ev.label ?? ev.seq} at ${ev.atMs}: ${String((err as Error)?.stack ?? err)}`),
@@ -162,6 +165,7 @@ export class World {
         privateKey: sim.key.privateKey,
         earlyRoundChange: sim.earlyRoundChange,
         gossip: this.gossip,
+        layout: this.options.wireLayout,
         minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
       },
       runtime,

@@ -121,7 +121,7 @@ test('a peer answering garbage does not stall sync with a good peer', async (t) 
   t.deepEqual(b.sync.status(), { syncing: false, highestKnown: 40, peers: 2 });
 });
 
-test('a silent peer times out and sync moves on', async (t) => {
+test('a silent peer is retried, rested after three timeouts in a row, and sync moves on', async (t) => {
   const { world, node, rogue } = makeNet();
   const blocks = extend(genesis, 40, 'main');
   const a = node('b-good', MemChain.withBlocks(blocks));
@@ -131,7 +131,8 @@ test('a silent peer times out and sync moves on', async (t) => {
   FakeTransport.connect(a.transport, b.transport);
   await world.run(5_000);
   t.is(headHash(b.chain), headHash(a.chain));
-  t.is(b.sync.counters.timeouts, 1);
+  t.is(b.sync.counters.timeouts, 3);
+  t.is(b.sync.counters.peersRested, 1);
 });
 
 test('a peer serving blocks that fail import is rested; the good chain wins', async (t) => {

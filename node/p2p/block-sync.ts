@@ -109,6 +109,9 @@ const SERVED_TO_ANYONE = new Set<number>([EthCode.Status, EthCode.GetBlockHeader
 
 const defaultHashOf = (header: BlockHeader): Hex => bytesToHex(onchainBlockHash(header));
 
+/** Consecutive request timeouts after which a peer is rested. */
+const TIMEOUTS_BEFORE_REST = 3;
+
 export class BlockSync {
   /** The node sets this to feed its transaction pool (Transactions and PooledTransactions). */
   onTransactions?: (peer: PeerId, rawTxs: Uint8Array[]) => void;
@@ -389,7 +392,12 @@ export class BlockSync {
     if (!req || req.id !== id) return;
     this.pending.delete(peer);
     this.counters.timeouts++;
-    if (req.kind !== 'pooled') this.restPeer(peer, `${req.kind} request timed out`);
+    if (req.kind === 'pooled') return this.maybeStartSync();
+    // A lost message is not a useless peer: retry (the best peer may be the same one) and rest the
+    // peer only after several timeouts in a row.
+    const p = this.peers.get(peer);
+    if (p && ++p.timeouts >= TIMEOUTS_BEFORE_REST) return this.restPeer(peer, `${req.kind} request timed out ${p.timeouts} times`);
+    if (this.task?.peer === peer) this.endTask(`${req.kind} request timed out`);
     else this.maybeStartSync();
   }
 
@@ -401,6 +409,8 @@ export class BlockSync {
       return undefined;
     }
     this.clearPending(peer);
+    const p = this.peers.get(peer);
+    if (p) p.timeouts = 0;
     return req as Extract<Pending, { kind: K }>;
   }
 
@@ -453,6 +463,7 @@ export class BlockSync {
     this.clearPending(peer);
     const p = this.peers.get(peer);
     if (p) {
+      p.timeouts = 0;
       this.counters.peersRested++;
       this.log.log('debug', 'peer rested', { peer, reason });
       this.peers.markUseless(p, this.uselessPeerMs, () => this.maybeStartSync());

@@ -19,6 +19,8 @@ export interface SyncPeer {
   /** Status showed another network or genesis: never synced from. */
   incompatible: boolean;
   uselessTimer?: TimerHandle;
+  /** Requests in a row that timed out. */
+  timeouts: number;
   readonly known: BoundedSet;
 }
 
@@ -44,7 +46,7 @@ export class SyncPeers {
   ensure(id: PeerId): SyncPeer | undefined {
     let p = this.peers.get(id);
     if (!p && this.peers.size < this.maxPeers) {
-      p = { id, td: 0n, number: 0, incompatible: false, known: new BoundedSet(KNOWN_HASHES_PER_PEER) };
+      p = { id, td: 0n, number: 0, incompatible: false, timeouts: 0, known: new BoundedSet(KNOWN_HASHES_PER_PEER) };
       this.peers.set(id, p);
       this.order = undefined;
     }
