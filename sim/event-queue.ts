@@ -88,28 +88,9 @@ export class EventQueue {
   private removeTop(): void {
     const heap = this.heap;
     const last = heap.pop()!;
-    const n = heap.length;
-    if (n === 0) return;
-    // sift `last` down from the root
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      let c = l;
-      let child = heap[l]!;
-      if (r < n) {
-        const rc = heap[r]!;
-        if (before(rc, child)) {
-          c = r;
-          child = rc;
-        }
-      }
-      if (!before(child, last)) break;
-      heap[i] = child;
-      i = c;
-    }
-    heap[i] = last;
+    if (heap.length === 0) return;
+    heap[0] = last;
+    this.siftDown(0);
   }
 
   private compact(): void {

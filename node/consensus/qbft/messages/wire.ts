@@ -1,6 +1,7 @@
 /** Message wrappers on the wire (qbft-notes §2.4): what goes in a devp2p istanbul/100 message. */
 import { RLP } from '@ethereumjs/rlp';
 import { decodeSigned } from './signed.ts';
+import { payloadCode } from './payloads.ts';
 import { EMPTY_LIST, EMPTY_STRING, encodeRawList, isList, listItems } from './rlp-raw.ts';
 import {
   MessageCode,
@@ -16,16 +17,7 @@ import {
 const MAX_PIGGYBACKED = 1000;
 
 export function messageCode(message: QbftMessage): number {
-  switch (message.kind) {
-    case 'proposal':
-      return MessageCode.PROPOSAL;
-    case 'prepare':
-      return MessageCode.PREPARE;
-    case 'commit':
-      return MessageCode.COMMIT;
-    case 'roundChange':
-      return MessageCode.ROUND_CHANGE;
-  }
+  return payloadCode(message.signed.payload);
 }
 
 export function roundIdOf(message: QbftMessage): { sequence: number; round: number } {
