@@ -25,7 +25,7 @@ Usage:
   qbft-lab scenario run --all [--json]
   qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
-               [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
+               [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
                [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
                [--genesis-file F] [--json] [--trace FILE]
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR]
@@ -124,6 +124,7 @@ async function simCommand(args: string[], io: Io): Promise<number> {
     latency: { type: 'string' },
     loss: { type: 'string' },
     crash: { type: 'string', multiple: true },
+    pause: { type: 'string', multiple: true },
     partition: { type: 'string', multiple: true },
     byzantine: { type: 'string', multiple: true },
     'genesis-file': { type: 'string' },

@@ -15,6 +15,7 @@ export interface SimFlags {
   latency?: string;
   loss?: string;
   crash?: string[];
+  pause?: string[];
   partition?: string[];
   byzantine?: string[];
   'genesis-file'?: string;
@@ -72,6 +73,13 @@ export function simScenario(flags: SimFlags): Scenario {
     const window = parseWindow(spec.slice(at + 1), '--crash');
     steps.push({ atMs: window.fromMs, do: 'crash', node });
     if (window.toMs !== undefined) steps.push({ atMs: window.toMs, do: 'restart', node });
+  }
+  for (const spec of flags.pause ?? []) {
+    const at = spec.indexOf('@');
+    const window = at < 0 ? undefined : parseWindow(spec.slice(at + 1), '--pause');
+    if (!window || window.toMs === undefined) throw new UsageError(`--pause: '${spec}' must look like vI@T1..T2`);
+    const node = nodeName(spec.slice(0, at), n, '--pause');
+    steps.push({ atMs: window.fromMs, do: 'pause', node }, { atMs: window.toMs, do: 'resume', node });
   }
   for (const spec of flags.partition ?? []) {
     const colon = spec.indexOf(':');

@@ -19,6 +19,8 @@ import longOutage from './long-outage.ts';
 import equivocatingProposer from './equivocating-proposer.ts';
 import twinsFork from './twins-fork.ts';
 import transitionInThePast from './transition-in-the-past.ts';
+import pausedValidator from './paused-validator.ts';
+import invalidJustification from './invalid-justification.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   happyPath,
@@ -40,6 +42,8 @@ export const SCENARIOS: readonly Scenario[] = [
   equivocatingProposer,
   twinsFork,
   transitionInThePast,
+  pausedValidator,
+  invalidJustification,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import { blockFromRlp, blockToRlp, extraDataOf, withExtraData } from '../node/chain/block-hashing.ts';
 import { decodeMessage, encodeMessage, MessageCode, signPayload, type ProposalMessage } from '../node/consensus/qbft/messages.ts';
 import type { PeerId, Transport, WireMessage } from '../node/runtime/ports.ts';
+import { privateKeyToAddress } from '../node/crypto/secp256k1.ts';
 
 export type ByzantineBehaviour = 'equivocate' | 'silent' | 'invalid-justification';
 
@@ -26,12 +27,14 @@ function alternativeProposal(message: ProposalMessage, privateKey: Uint8Array, c
 }
 
 export function byzantineTransport(inner: Transport, control: ByzantineControl, privateKey: Uint8Array, common: Common): Transport {
+  const own = privateKeyToAddress(privateKey);
   const transform = (to: PeerId, message: WireMessage): WireMessage | undefined => {
     const behaviour = control.behaviour;
     if (!behaviour || message.protocol !== 'istanbul') return message;
     if (behaviour === 'silent') return undefined;
     if (message.code !== MessageCode.PROPOSAL) return message;
     const decoded = decodeMessage(message.code, message.data) as ProposalMessage;
+    if (decoded.signed.author !== own) return message; // relayed gossip passes through untouched
     if (behaviour === 'equivocate') {
       const peers = inner.peers();
       const secondHalf = peers.indexOf(to) >= Math.ceil(peers.length / 2);

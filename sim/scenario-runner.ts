@@ -237,6 +237,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         break;
       case 'partition': world.partition(st.groups); break;
       case 'heal': world.heal(); break;
+      case 'pause': world.pause(st.node); break;
+      case 'resume': await world.resume(st.node); break;
+      case 'clog': world.clog(st.from, st.to); break;
+      case 'unclog': world.unclog(st.from, st.to); break;
       case 'byzantine': world.setByzantine(st.node, st.behaviour); break;
       case 'skew': world.setSkew(st.node, st.ms); break;
       case 'vote':

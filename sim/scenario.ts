@@ -35,6 +35,10 @@ export type Step = { atMs: number } & (
   | { do: 'restart'; node: string; wipe?: boolean; transitions?: TransitionStep[] }
   | { do: 'partition'; groups: string[][] }
   | { do: 'heal' }
+  | { do: 'pause'; node: string }
+  | { do: 'resume'; node: string }
+  | { do: 'clog'; from: string; to: string }
+  | { do: 'unclog'; from: string; to: string }
   | { do: 'byzantine'; node: string; behaviour: ByzantineBehaviour }
   | { do: 'skew'; node: string; ms: number }
   | { do: 'vote'; nodes: string[]; subject: string; add: boolean }
@@ -89,7 +93,7 @@ export interface Scenario {
   expect: Expectation[];
 }
 
-const STEP_KINDS = new Set(['crash', 'restart', 'partition', 'heal', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
+const STEP_KINDS = new Set(['crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
 const EXPECT_KINDS = new Set([
   'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
   'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included', 'no-progress-between',

@@ -14,6 +14,7 @@ import { VirtualNetwork, type LatencyModel } from './network.ts';
 import { SeededRandom } from './random.ts';
 import { SimStoreDirectory } from './storage.ts';
 import { TraceRecorder, simLog } from './trace.ts';
+import { PausableTimers } from './pausable-timers.ts';
 import { byzantineTransport, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
 import type { NodeKey } from './keys.ts';
 
@@ -53,6 +54,8 @@ export interface SimNode {
   skewMs: number;
   byzantine: ByzantineControl;
   earlyRoundChange: boolean;
+  timers: PausableTimers | undefined;
+  pausedSinceMs: number | undefined;
 }
 
 export class World {
@@ -95,6 +98,8 @@ export class World {
         status: 'crashed',
         skewMs: 0,
         byzantine: { behaviour: undefined },
+        timers: undefined,
+        pausedSinceMs: undefined,
         earlyRoundChange: spec.earlyRoundChange ?? options.earlyRoundChange ?? false,
       });
     }
@@ -148,9 +153,11 @@ export class World {
     if (opts.wipe) this.stores.wipe(name);
     const kernel = this.kernel;
     const clock: Clock = { nowMs: () => kernel.nowMs() + sim.skewMs };
+    sim.timers = new PausableTimers(kernel.timers(name));
+    sim.pausedSinceMs = undefined;
     const runtime: Runtime = {
       clock,
-      timers: kernel.timers(name),
+      timers: sim.timers,
       random: this.random.fork(`node/${name}`),
       transport: this.transportFor(sim),
       store: this.stores.open(name),
@@ -178,6 +185,14 @@ export class World {
     sim.node?.stop();
     sim.node = undefined;
     sim.status = 'crashed';
+    if (sim.pausedSinceMs !== undefined) {
+      sim.pausedSinceMs = undefined;
+      for (const other of this.names()) {
+        if (other === name) continue;
+        this.network.unclog(name, other);
+        this.network.unclog(other, name);
+      }
+    }
     this.kernel.cancelOwner(name);
     this.network.setUp(name, false);
     this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'crash' });
@@ -197,6 +212,43 @@ export class World {
   heal(): void {
     this.network.heal();
     this.trace.record(this.kernel.nowMs(), null, { kind: 'fault', fault: 'heal' });
+  }
+
+  /** A stop-the-world pause: the node's timers freeze and its links hold messages both ways. */
+  pause(name: string): void {
+    const sim = this.get(name);
+    if (sim.status !== 'up' || sim.pausedSinceMs !== undefined) return;
+    sim.pausedSinceMs = this.kernel.nowMs();
+    sim.timers?.pause();
+    for (const other of this.names()) {
+      if (other === name) continue;
+      this.network.clog(name, other);
+      this.network.clog(other, name);
+    }
+    this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'pause' });
+  }
+
+  async resume(name: string): Promise<void> {
+    const sim = this.get(name);
+    if (sim.pausedSinceMs === undefined) return;
+    sim.pausedSinceMs = undefined;
+    this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'resume' });
+    for (const other of this.names()) {
+      if (other === name) continue;
+      this.network.unclog(name, other);
+      this.network.unclog(other, name);
+    }
+    await sim.timers?.resume();
+  }
+
+  clog(from: string, to: string): void {
+    this.network.clog(from, to);
+    this.trace.record(this.kernel.nowMs(), null, { kind: 'fault', fault: 'clog', from, to });
+  }
+
+  unclog(from: string, to: string): void {
+    this.network.unclog(from, to);
+    this.trace.record(this.kernel.nowMs(), null, { kind: 'fault', fault: 'unclog', from, to });
   }
 
   setSkew(name: string, skewMs: number): void {
