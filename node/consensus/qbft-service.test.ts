@@ -1,0 +1,117 @@
+/** The QBFT service under hostile and unusual input: garbage, floods, duplicates, far-future heights. */
+import test from 'ava';
+import { bytesToHex, utf8ToBytes, type Hex } from '../crypto/bytes.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { privateKeyToAddress } from '../crypto/secp256k1.ts';
+import type { Log, TimerHandle, Timers } from '../runtime/ports.ts';
+import { QbftService, type QbftServiceDeps } from './qbft-service.ts';
+import type { HeightContext } from './qbft/core-types.ts';
+import { encodeMessage, MessageCode, signPayload } from './qbft/messages.ts';
+
+const keys = [1, 2, 3, 4]
+  .map((i) => keccak256(utf8ToBytes(`svc-test-${i}`)))
+  .map((privateKey) => ({ privateKey, address: privateKeyToAddress(privateKey) }))
+  .sort((a, b) => (a.address < b.address ? -1 : 1));
+
+function harness(limits = { duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10 }) {
+  const sent: Array<{ code: number; except: string[] }> = [];
+  const traces: Array<Record<string, unknown>> = [];
+  let nextTimer = 1;
+  const timers: Timers = { setTimer: (): TimerHandle => nextTimer++, cancelTimer: () => {} };
+  const log: Log = { log: () => {}, trace: (e) => void traces.push(e) };
+  const deps: QbftServiceDeps = {
+    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10 },
+    clock: { nowMs: () => 0 },
+    timers,
+    log,
+    limits,
+    gossip: true,
+    validateBlock: async () => undefined,
+    createBlock: async () => {
+      throw new Error('not the proposer');
+    },
+    commitBlock: async () => {},
+    multicast: (code, _data, except) => void sent.push({ code, except }),
+    peerOf: (address) => (address === keys[0].address ? 'peer-of-v0' : undefined),
+  };
+  const service = new QbftService(deps);
+  const ctx: HeightContext = {
+    height: 1,
+    parentTimestampSeconds: 0,
+    parentCoinbase: '0x0000000000000000000000000000000000000000',
+    validators: keys.map((k) => k.address),
+    blockTimerAtMs: 1000,
+    blockPeriodSeconds: 1,
+    requestTimeoutMs: 2000,
+    emptyBlockPeriodSeconds: 0,
+  };
+  return { service, sent, traces, ctx };
+}
+
+function prepareBytes(author: number, sequence: number, round = 0, tag = 'x'): Uint8Array {
+  const digest = keccak256(utf8ToBytes(`${tag}/${sequence}/${round}`));
+  return encodeMessage({ kind: 'prepare', signed: signPayload({ kind: 'prepare', sequence, round, digest }, keys[author].privateKey) });
+}
+
+test('garbage never throws; each distinct malformed message is counted once and the service keeps working', async (t) => {
+  const { service, sent, ctx } = harness();
+  await service.onNewHead(ctx);
+  for (let i = 0; i < 500; i++) {
+    const junk = keccak256(utf8ToBytes(`junk ${i}`)).subarray(0, 1 + (i % 32));
+    await service.onMessage('peer', MessageCode.PREPARE + (i % 4), junk);
+  }
+  await service.onMessage('peer', 0x55, prepareBytes(0, 1));
+  t.is(service.stats.malformed, 501, 'an unknown message code is malformed too');
+  await service.onMessage('peer-a', MessageCode.PREPARE, prepareBytes(0, 1, 0, 'valid'));
+  t.is(sent.length, 1, 'a valid current-height prepare from a validator is gossiped');
+  t.deepEqual(sent[0].except, ['peer-a', 'peer-of-v0'], 'never back to the sender or to the author');
+});
+
+test('duplicates are dropped before any work, within the duplicate-filter bound', async (t) => {
+  const { service, sent, ctx } = harness();
+  await service.onNewHead(ctx);
+  const bytes = prepareBytes(2, 1);
+  for (let i = 0; i < 10; i++) await service.onMessage(`peer-${i}`, MessageCode.PREPARE, bytes);
+  t.is(sent.length, 1);
+});
+
+test('messages from non-validators are neither processed nor gossiped', async (t) => {
+  const { service, sent, ctx } = harness();
+  await service.onNewHead(ctx);
+  const outsider = keccak256(utf8ToBytes('outsider'));
+  const bytes = encodeMessage({ kind: 'prepare', signed: signPayload({ kind: 'prepare', sequence: 1, round: 0, digest: new Uint8Array(32) }, outsider) });
+  await service.onMessage('peer', MessageCode.PREPARE, bytes);
+  t.is(sent.length, 0);
+});
+
+test('the future-message buffer is bounded by count and by distance', async (t) => {
+  const { service, ctx } = harness();
+  await service.onNewHead(ctx);
+  const future = () => (service as unknown as { future: Map<number, unknown[]>; futureCount: number });
+  for (let h = 2; h <= 40; h++) for (let r = 0; r < 5; r++) await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(r % 4, h, r));
+  t.true(future().futureCount <= 50);
+  t.true([...future().future.keys()].every((h) => h <= 11), 'nothing beyond futuremessagesmaxdistance');
+  const counted = [...future().future.values()].reduce((n, list) => n + list.length, 0);
+  t.is(counted, future().futureCount);
+});
+
+test('buffered messages are replayed when their height starts and older heights are dropped', async (t) => {
+  const { service, sent, ctx } = harness();
+  await service.onNewHead(ctx);
+  await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(0, 2, 0, 'a'));
+  await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(2, 2, 0, 'b'));
+  t.is(sent.length, 0, 'future messages wait');
+  await service.onNewHead({ ...ctx, height: 2 });
+  t.is(sent.length, 2, 'replayed and gossiped at height 2');
+  await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(3, 1, 0, 'c'));
+  t.is(sent.length, 2, 'a message for a past height is dropped');
+  t.is(bytesToHex(new Uint8Array(0)), '0x');
+});
+
+test('a node that is not a validator for the height runs no state machine and relays nothing', async (t) => {
+  const { service, sent, ctx } = harness();
+  await service.onNewHead({ ...ctx, validators: ctx.validators.filter((v: Hex) => v !== keys[1].address) });
+  await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(0, 1));
+  t.is(sent.length, 0);
+  t.is(service.stats.round, undefined);
+});
