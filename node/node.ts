@@ -46,6 +46,31 @@ export interface NodeEvents {
   onHead?(entry: ChainEntry, reorg: ReorgEvent): void;
 }
 
+/** Where a canonical transaction sits: its block's on-chain (QBFT) hash and its index there. */
+export interface TxLocation {
+  blockHash: Hex;
+  blockNumber: number;
+  index: number;
+}
+
+/** What the node remembers about a pooled transaction (Besu's PendingTransaction metadata). */
+export interface PooledTxMeta {
+  /** When the pool accepted it, on the node's clock (ms since the epoch). */
+  addedAtMs: number;
+  /** Submitted through this node's API (eth_sendRawTransaction) rather than received from a peer. */
+  local: boolean;
+}
+
+/**
+ * Besu's BftMiningCoordinator state machine, as seen by miner_start / miner_stop / eth_mining.
+ * In Besu these only flip the coordinator's state (PAUSED/IDLE/RUNNING); the QBFT processor keeps
+ * running and the validator keeps proposing and voting. qbft-lab does the same.
+ */
+export type MiningState = 'IDLE' | 'RUNNING' | 'STOPPED' | 'PAUSED';
+
+/** Canonical transactions indexed by hash at most (oldest blocks' entries are dropped first). */
+export const TX_INDEX_LIMIT = 1_000_000;
+
 const MAX_ROUND = 1_000;
 const MIX_HASH = hexToBytes(EXPECTED_MIX_HASH);
 const MAX_ROUNDS_AHEAD = 10;
@@ -67,6 +92,12 @@ export class QbftNode {
   private readonly proposalCache = new Map<Hex, NodeProposedBlock | null>();
   private readonly vanity: Uint8Array;
   private stopped = false;
+  /** Canonical transactions by hash (bounded by TX_INDEX_LIMIT, oldest inserted first out). */
+  private readonly txIndex = new Map<Hex, TxLocation>();
+  /** Pooled transactions' arrival time and source, by hash (pruned against the pool). */
+  private readonly pooledMeta = new Map<Hex, PooledTxMeta>();
+  /** miner_start / miner_stop / eth_mining (Besu's BftMiningCoordinator: running once started). */
+  miningState: MiningState = 'RUNNING';
 
   constructor(
     readonly config: NodeConfig,
@@ -109,6 +140,7 @@ export class QbftNode {
       },
     );
     await this.replayStoredChain();
+    this.rebuildTxIndex();
     this.pool = new TxPool(
       { minGasPrice: this.config.minGasPrice ?? 0n },
       {
@@ -135,6 +167,13 @@ export class QbftNode {
       },
       sink: { importBlock: (block) => this.importBlock(block) },
       common: this.common,
+    });
+    this.pool.on('added', (tx) => {
+      this.pooledMeta.set(bytesToHex(tx.hash()), { addedAtMs: runtime.clock.nowMs(), local: false });
+      if (this.pooledMeta.size > 2 * this.pool.options.maxSize + 64) this.prunePooledMeta();
+    });
+    this.pool.on('dropped', (tx) => {
+      this.pooledMeta.delete(bytesToHex(tx.hash()));
     });
     this.sync.onTransactions = (_peer, raws) => {
       for (const raw of raws) void this.pool.add(raw);
@@ -344,6 +383,7 @@ export class QbftNode {
       const removedLogs = (await Promise.all(reorg.removed.map((e) => this.receiptsOf(e).catch(() => [])))).reduce((n, rs) => n + rs.reduce((m, r) => m + r.logs.length, 0), 0);
       this.runtime.log.trace({ kind: 'reorg', removed: reorg.removed.map((e) => e.hash), added: reorg.added.map((e) => e.hash), removedLogs });
     }
+    this.indexReorg(reorg);
     await this.updatePool(reorg);
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
@@ -442,8 +482,58 @@ export class QbftNode {
   async submitTransaction(raw: Uint8Array): Promise<{ ok: true; hash: Hex } | { ok: false; error: string }> {
     const result = await this.pool.add(raw, { local: true });
     if (!result.ok) return { ok: false, error: result.message ? `${result.error}: ${result.message}` : result.error };
+    const meta = this.pooledMeta.get(result.hash);
+    if (meta) meta.local = true;
     this.sync.broadcastTransactions([raw]);
     return result;
+  }
+
+  // ---- transaction index and pool metadata (JSON-RPC) ------------------------------------------
+
+  /** The canonical block and position of a transaction, if it is in the (bounded) index. */
+  transactionLocation(hash: Hex): TxLocation | undefined {
+    return this.txIndex.get(hash.toLowerCase() as Hex);
+  }
+
+  /** Arrival time and source of a pooled transaction. */
+  pooledTransactionMeta(hash: Hex): PooledTxMeta | undefined {
+    return this.pooledMeta.get(hash.toLowerCase() as Hex);
+  }
+
+  private indexBlock(entry: ChainEntry): void {
+    const txs = entry.block.transactions;
+    for (let i = 0; i < txs.length; i++) {
+      const hash = bytesToHex(txs[i].hash());
+      this.txIndex.delete(hash); // re-insert at the end: newest last
+      this.txIndex.set(hash, { blockHash: entry.hash, blockNumber: entry.number, index: i });
+    }
+    while (this.txIndex.size > TX_INDEX_LIMIT) this.txIndex.delete(this.txIndex.keys().next().value as Hex);
+  }
+
+  /** Keeps the index on the canonical chain: entries of removed blocks go, those of added blocks come. */
+  private indexReorg(reorg: ReorgEvent): void {
+    for (const e of reorg.removed)
+      for (const tx of e.block.transactions) {
+        const hash = bytesToHex(tx.hash());
+        if (this.txIndex.get(hash)?.blockHash === e.hash) this.txIndex.delete(hash);
+      }
+    for (const e of reorg.added) this.indexBlock(e);
+  }
+
+  /** Rebuilds the index from the stored canonical chain (after a restart), newest blocks kept. */
+  private rebuildTxIndex(): void {
+    this.txIndex.clear();
+    const head = this.chain.head().number;
+    let first = head;
+    for (let count = 0; first > 0; first--) {
+      count += this.chain.canonicalAt(first)!.block.transactions.length;
+      if (count >= TX_INDEX_LIMIT) break;
+    }
+    for (let n = Math.max(first, 1); n <= head; n++) this.indexBlock(this.chain.canonicalAt(n)!);
+  }
+
+  private prunePooledMeta(): void {
+    for (const hash of [...this.pooledMeta.keys()]) if (!this.pool.get(hash)) this.pooledMeta.delete(hash);
   }
 }
 

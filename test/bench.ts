@@ -17,7 +17,7 @@ const sampleMemory = () => {
 const memoryTimer = setInterval(sampleMemory, 100);
 
 function emit(figure: Record<string, unknown>): void {
-  process.stdout.write(JSON.stringify(figure) + '\n');
+  process.stdout.write(JSON.stringify(figure, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) + '\n');
 }
 
 async function simSpeed(validators: number, simulatedSeconds: number, gossip: boolean): Promise<void> {
