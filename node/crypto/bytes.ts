@@ -11,12 +11,22 @@ export function bytesToHex(bytes: Uint8Array): Hex {
   return out as Hex;
 }
 
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i;
+for (let i = 0; i < 6; i++) NIBBLE[65 + i] = NIBBLE[97 + i] = 10 + i;
+
 export function hexToBytes(hex: string): Uint8Array {
   let s = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
   if (s.length % 2 === 1) s = '0' + s;
-  if (!/^[0-9a-fA-F]*$/.test(s)) throw new Error(`invalid hex string: ${hex.slice(0, 80)}`);
   const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
+  for (let i = 0; i < out.length; i++) {
+    const a = s.charCodeAt(2 * i);
+    const b = s.charCodeAt(2 * i + 1);
+    const hi = a < 128 ? NIBBLE[a] : -1;
+    const lo = b < 128 ? NIBBLE[b] : -1;
+    if (hi < 0 || lo < 0) throw new Error(`invalid hex string: ${hex.slice(0, 80)}`);
+    out[i] = (hi << 4) | lo;
+  }
   return out;
 }
 

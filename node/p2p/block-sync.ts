@@ -109,6 +109,23 @@ const SERVED_TO_ANYONE = new Set<number>([EthCode.Status, EthCode.GetBlockHeader
 
 const defaultHashOf = (header: BlockHeader): Hex => bytesToHex(onchainBlockHash(header));
 
+/**
+ * Block announcements are read-only once decoded, and a transport that hands one buffer to many
+ * receivers (the simulator) sends the same bytes to every peer: decode them once per buffer.
+ */
+const decodedAnnouncements = new WeakMap<Uint8Array, EthMessage>();
+const announcedHashes = new WeakMap<NewBlockMsg, Hex>();
+
+function decodeAnnouncement(msg: WireMessage): EthMessage | undefined {
+  if (msg.code !== EthCode.NewBlock && msg.code !== EthCode.NewBlockHashes) return undefined;
+  let m = decodedAnnouncements.get(msg.data);
+  if (m === undefined) {
+    m = decodeEthMessage(msg.code, msg.data);
+    decodedAnnouncements.set(msg.data, m);
+  }
+  return m;
+}
+
 /** Consecutive request timeouts after which a peer is rested. */
 const TIMEOUTS_BEFORE_REST = 3;
 
@@ -194,7 +211,7 @@ export class BlockSync {
     this.counters.received++;
     let m: EthMessage;
     try {
-      m = decodeEthMessage(msg.code, msg.data);
+      m = decodeAnnouncement(msg) ?? decodeEthMessage(msg.code, msg.data);
     } catch (e) {
       this.onMalformed(peer, msg.code, (e as Error).message);
       return;
@@ -351,11 +368,14 @@ export class BlockSync {
 
   /** Most announcements are of blocks we already hold: answer those from the raw header alone. */
   private alreadyHave(peer: PeerId, m: NewBlockMsg): boolean {
-    let hash: Hex;
-    try {
-      hash = bytesToHex(onchainHashOfFields(m.block.header));
-    } catch {
-      return false;
+    let hash = announcedHashes.get(m);
+    if (hash === undefined) {
+      try {
+        hash = bytesToHex(onchainHashOfFields(m.block.header));
+      } catch {
+        return false;
+      }
+      announcedHashes.set(m, hash);
     }
     if (!this.chain.hasBlock(hash)) return false;
     const p = this.peers.ensure(peer);

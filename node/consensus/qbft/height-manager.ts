@@ -4,7 +4,7 @@
  * for every height, when the node's chain head changes.
  */
 import { hexToBytes, type Hex } from '../../crypto/bytes.ts';
-import { recoverAddressCached, signRemembered } from './signer-cache.ts';
+import { recoverAddressForHexHash, signRemembered } from './signer-cache.ts';
 import type { CoreAction, CoreConfig, CoreEvent, HeightContext, ProposedBlock } from './core-types.ts';
 import {
   signPayload,
@@ -128,7 +128,7 @@ export class HeightManager {
       round,
       this.quorum,
       (a) => this.validatorSet.has(a),
-      (seal, digest) => recoverAddressCached(hexToBytes(digest), seal),
+      (seal, digest) => recoverAddressForHexHash(digest, seal),
     );
   }
 

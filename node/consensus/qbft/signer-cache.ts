@@ -4,7 +4,7 @@
  * Signatures made here are remembered as they are made. Failures are cached too (as their
  * message). Bounded: the oldest entries are evicted past the cap.
  */
-import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
+import { bytesToHex, hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { privateKeyToAddress, recoverAddress, sign } from '../../crypto/secp256k1.ts';
 
 const CAP = 100_000;
@@ -34,6 +34,13 @@ export function recoverSigner(hash: Uint8Array, signature: Uint8Array): Hex {
   }
   if (!value.startsWith('0x')) throw new Error(value);
   return value as Hex;
+}
+
+/** As recoverAddressCached, for a hash already in hex: no conversion at all on a cache hit. */
+export function recoverAddressForHexHash(hashHex: Hex, signature: Uint8Array): Hex | undefined {
+  const value = recovered.get(bytesToHex(signature) + hashHex.slice(2));
+  if (value !== undefined) return value.startsWith('0x') ? (value as Hex) : undefined;
+  return recoverAddressCached(hexToBytes(hashHex), signature);
 }
 
 /** The signer's address, or undefined when the signature is malformed or does not recover. */
