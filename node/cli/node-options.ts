@@ -1,0 +1,159 @@
+/**
+ * The live node's options, with Besu's names and defaults (qbft-notes §10). Options come from the
+ * command line and, with --config-file, from a TOML file whose keys are the option names without
+ * the leading dashes; the command line wins.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parse as parseToml } from 'smol-toml';
+import { UsageError } from './usage-error.ts';
+
+type Kind = 'string' | 'boolean' | 'int' | 'list';
+
+interface OptionSpec {
+  kind: Kind;
+  default?: string | boolean | number | string[];
+}
+
+export const NODE_OPTIONS = {
+  'genesis-file': { kind: 'string' },
+  'data-path': { kind: 'string', default: './build/data' },
+  'node-private-key-file': { kind: 'string' },
+  'network-id': { kind: 'string' },
+  'min-gas-price': { kind: 'string', default: '1000' },
+  'miner-extra-data': { kind: 'string' },
+  'config-file': { kind: 'string' },
+  'rpc-http-enabled': { kind: 'boolean', default: false },
+  'rpc-http-host': { kind: 'string', default: '127.0.0.1' },
+  'rpc-http-port': { kind: 'int', default: 8545 },
+  'rpc-http-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
+  'rpc-http-cors-origins': { kind: 'list', default: [] },
+  'rpc-http-max-batch-size': { kind: 'int', default: 1024 },
+  'rpc-http-max-request-content-length': { kind: 'int', default: 128 * 1024 * 1024 },
+  'rpc-http-max-active-connections': { kind: 'int', default: 80 },
+  'rpc-ws-enabled': { kind: 'boolean', default: false },
+  'rpc-ws-host': { kind: 'string', default: '127.0.0.1' },
+  'rpc-ws-port': { kind: 'int', default: 8546 },
+  'rpc-ws-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
+  'rpc-ws-max-frame-size': { kind: 'int', default: 1024 * 1024 },
+  'rpc-ws-max-active-connections': { kind: 'int', default: 80 },
+  'Xrpc-ipc-enabled': { kind: 'boolean', default: false },
+  'Xrpc-ipc-path': { kind: 'string' },
+  'Xrpc-ipc-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
+  'host-allowlist': { kind: 'list', default: ['localhost', '127.0.0.1'] },
+  'Xqbft-enable-early-round-change': { kind: 'boolean', default: false },
+} satisfies Record<string, OptionSpec>;
+
+export type NodeOptionName = keyof typeof NODE_OPTIONS;
+
+export interface NodeOptions {
+  genesisFile?: string;
+  dataPath: string;
+  nodePrivateKeyFile?: string;
+  networkId?: bigint;
+  minGasPrice: bigint;
+  minerExtraData?: string;
+  rpcHttp: { enabled: boolean; host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number };
+  rpcWs: { enabled: boolean; host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number };
+  ipc: { enabled: boolean; path: string; apis: string[] };
+  hostAllowlist: string[];
+  earlyRoundChange: boolean;
+}
+
+type Raw = Partial<Record<NodeOptionName, string | boolean | number | string[]>>;
+
+function coerce(name: NodeOptionName, value: unknown, source: string): string | boolean | number | string[] {
+  const spec: OptionSpec = NODE_OPTIONS[name];
+  const bad = (what: string): never => {
+    throw new UsageError(`Invalid value for option '--${name}'${source}: ${what}`);
+  };
+  switch (spec.kind) {
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      return bad(`'${String(value)}' is not a boolean`);
+    case 'int': {
+      const n = typeof value === 'number' ? value : Number(value);
+      if (!Number.isInteger(n) || n < 0 || n > 2 ** 31) return bad(`'${String(value)}' is not a valid integer`);
+      return n;
+    }
+    case 'list':
+      if (Array.isArray(value)) return value.map(String);
+      if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+      return bad(`'${String(value)}' is not a list`);
+    case 'string':
+      if (typeof value !== 'string' && typeof value !== 'number') return bad(`'${String(value)}' is not a string`);
+      return String(value);
+  }
+}
+
+function fromConfigFile(path: string): Raw {
+  let table: Record<string, unknown>;
+  try {
+    table = parseToml(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    throw new UsageError(`Unable to read TOML configuration file ${path}: ${(err as Error).message}`);
+  }
+  const raw: Raw = {};
+  for (const [key, value] of Object.entries(table)) {
+    if (!(key in NODE_OPTIONS)) throw new UsageError(`Unknown option in TOML configuration file: ${key}`);
+    raw[key as NodeOptionName] = coerce(key as NodeOptionName, value, ` in ${path}`);
+  }
+  return raw;
+}
+
+export function parseNodeOptions(argv: string[]): NodeOptions {
+  const options = Object.fromEntries(
+    Object.entries(NODE_OPTIONS).map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
+  );
+  let values: Record<string, unknown>;
+  try {
+    // Besu also accepts `--flag=value` and `--flag value` for booleans: '--rpc-http-enabled=true'.
+    const normalized = argv.flatMap((a) => {
+      const m = /^--([\w-]+)=(true|false)$/.exec(a);
+      if (m && (NODE_OPTIONS as Record<string, OptionSpec>)[m[1]]?.kind === 'boolean') return m[2] === 'true' ? [`--${m[1]}`] : [];
+      return [a];
+    });
+    ({ values } = parseArgs({ args: normalized, options, strict: true, allowPositionals: false }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const cli: Raw = {};
+  for (const [name, value] of Object.entries(values)) cli[name as NodeOptionName] = coerce(name as NodeOptionName, value, '');
+  const file = typeof cli['config-file'] === 'string' ? fromConfigFile(cli['config-file']) : {};
+  const get = <T>(name: NodeOptionName): T => (cli[name] ?? file[name] ?? (NODE_OPTIONS[name] as OptionSpec).default) as T;
+  const dataPath = get<string>('data-path');
+  const networkId = get<string | undefined>('network-id');
+  const minGasPrice = get<string>('min-gas-price');
+  if (!/^\d+$/.test(minGasPrice)) throw new UsageError(`Invalid value for option '--min-gas-price': '${minGasPrice}'`);
+  if (networkId !== undefined && !/^\d+$/.test(networkId)) throw new UsageError(`Invalid value for option '--network-id': '${networkId}'`);
+  return {
+    genesisFile: get('genesis-file'),
+    dataPath,
+    nodePrivateKeyFile: get('node-private-key-file'),
+    networkId: networkId === undefined ? undefined : BigInt(networkId),
+    minGasPrice: BigInt(minGasPrice),
+    minerExtraData: get('miner-extra-data'),
+    rpcHttp: {
+      enabled: get('rpc-http-enabled'),
+      host: get('rpc-http-host'),
+      port: get('rpc-http-port'),
+      apis: get<string[]>('rpc-http-api').map((a) => a.toUpperCase()),
+      corsOrigins: get('rpc-http-cors-origins'),
+      maxBatchSize: get('rpc-http-max-batch-size'),
+      maxRequestBytes: get('rpc-http-max-request-content-length'),
+      maxActiveConnections: get('rpc-http-max-active-connections'),
+    },
+    rpcWs: {
+      enabled: get('rpc-ws-enabled'),
+      host: get('rpc-ws-host'),
+      port: get('rpc-ws-port'),
+      apis: get<string[]>('rpc-ws-api').map((a) => a.toUpperCase()),
+      maxFrameSize: get('rpc-ws-max-frame-size'),
+      maxActiveConnections: get('rpc-ws-max-active-connections'),
+    },
+    ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: get<string[]>('Xrpc-ipc-api').map((a) => a.toUpperCase()) },
+    hostAllowlist: get('host-allowlist'),
+    earlyRoundChange: get('Xqbft-enable-early-round-change'),
+  };
+}
