@@ -1,0 +1,282 @@
+/**
+ * JSON-RPC over WebSocket, as Besu's WebSocketService serves it (with the ws library).
+ *
+ * Besu facts (hyperledger/besu 3fd224e2: ethereum/api/.../jsonrpc/websocket/{WebSocketService,
+ * WebSocketMessageHandler,JsonResponseStreamer,WebSocketConfiguration}.java,
+ * websocket/subscription/{SubscriptionManager,response/SubscriptionResponse,
+ * response/SubscriptionResponseResult}.java; Netty WebSocket08FrameDecoder):
+ * - `--rpc-ws-max-frame-size` (default 1 MiB): a larger frame makes Netty close the connection
+ *   with 1009 (MESSAGE_TOO_BIG) and reason "Max frame length of <n> has been exceeded.".
+ *   (Vert.x also allows messages of up to 4 frames; ws has one limit for a whole message, so here a
+ *   message — fragmented or not — is limited to the frame size.)
+ * - `--rpc-ws-max-active-connections` (default 80): connections beyond it are closed at once.
+ * - The upgrade is refused with 403 when the Host is not in `--host-allowlist`. The only
+ *   sub-protocol the server accepts is "undefined" (Vert.x addWebSocketSubProtocol("undefined")).
+ * - Plain HTTP requests: Host check (403 `{"message":"Host not authorized."}`), POST /login (auth
+ *   hook, or 400 "Authentication not enabled"), anything else 400
+ *   "Websocket endpoint can't handle HTTP requests".
+ * - Text and binary frames are both requests; each answer is one text message. A connection's
+ *   requests are answered in order (Vert.x ordered executeBlocking).
+ * - Notifications: `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":<id>,
+ *   "result":<result>}}` as a text message to the subscribing connection.
+ * - When a connection closes, its subscriptions go (here: `onConnectionClosed(connectionId)`).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import { formatErrorType, subscriptionNotificationJson, type Dispatcher, type RpcContext } from '../dispatcher.ts';
+import { acceptsJson, bearerToken, DEFAULT_HOST_ALLOWLIST, HOST_NOT_AUTHORIZED_BODY, hostAllowed, type AuthOutcome, type AuthRequest, type PlainResponse } from './http.ts';
+
+export const DEFAULT_WS_MAX_FRAME_SIZE = 1024 * 1024;
+export const DEFAULT_WS_MAX_ACTIVE_CONNECTIONS = 80;
+export const WS_HTTP_NOT_SUPPORTED = "Websocket endpoint can't handle HTTP requests";
+/** RFC 6455 close code 1009 (message too big). */
+export const CLOSE_MESSAGE_TOO_BIG = 1009;
+
+/** Requests read ahead per connection before the socket is paused. */
+const MAX_QUEUED_REQUESTS = 256;
+
+export interface WsAuthHook {
+  /** Runs once at the upgrade; 'unauthorized' is taken as "no user" (Besu keeps the connection and refuses methods one by one). */
+  authenticate(request: AuthRequest): Promise<AuthOutcome> | AuthOutcome;
+  login(bodyText: string): Promise<PlainResponse> | PlainResponse;
+}
+
+export interface WsRpcOptions {
+  host: string;
+  port: number;
+  dispatcher: Pick<Dispatcher, 'handleText'>;
+  /** --rpc-ws-max-frame-size; default 1 MiB. */
+  maxFrameSize?: number;
+  /** --rpc-ws-max-active-connections; default 80. */
+  maxActiveConnections?: number;
+  /** --host-allowlist; default ['localhost', '127.0.0.1']. */
+  hostAllowlist?: string[];
+  /** Called once per connection when it closes (remove its subscriptions). */
+  onConnectionClosed?: (connectionId: string) => void;
+  /** A connection whose unsent output exceeds this is dropped (a client not reading). Default 256 MiB. */
+  maxBufferedBytes?: number;
+  auth?: WsAuthHook;
+  onError?: (error: unknown) => void;
+}
+
+export interface WsRpcServer {
+  port: number;
+  host: string;
+  /** Open WebSocket connections. */
+  connectionCount(): number;
+  close(): Promise<void>;
+}
+
+
+function rawDataToString(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+function plainHttp(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}, statusMessage?: string): void {
+  if (statusMessage !== undefined) res.statusMessage = statusMessage;
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
+  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+  socket.destroy();
+}
+
+export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
+  const maxFrameSize = opts.maxFrameSize ?? DEFAULT_WS_MAX_FRAME_SIZE;
+  const maxActiveConnections = opts.maxActiveConnections ?? DEFAULT_WS_MAX_ACTIVE_CONNECTIONS;
+  const allowlist = opts.hostAllowlist ?? [...DEFAULT_HOST_ALLOWLIST];
+  const maxBufferedBytes = opts.maxBufferedBytes ?? 256 * 1024 * 1024;
+  const onError = opts.onError ?? ((e: unknown) => console.error('JSON-RPC WebSocket:', e));
+  if (!(Number.isSafeInteger(maxFrameSize) && maxFrameSize > 0)) throw new RangeError('maxFrameSize must be a positive integer');
+  if (!(Number.isSafeInteger(maxActiveConnections) && maxActiveConnections > 0)) throw new RangeError('Invalid max active connections configuration.');
+  const tooBigReason = `Max frame length of ${maxFrameSize} has been exceeded.`;
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxFrameSize,
+    perMessageDeflate: false,
+    handleProtocols: (protocols) => (protocols.has('undefined') ? 'undefined' : false),
+  });
+
+  let nextConnection = 1;
+  const open = new Set<WebSocket>();
+
+  const onConnection = (ws: WebSocket, permissions: string[] | undefined): void => {
+    const connectionId = `ws-${nextConnection++}`;
+    open.add(ws);
+    // ws closes an over-limit message with 1009 and no reason; Netty gives one. Add it.
+    const close = ws.close.bind(ws);
+    ws.close = (code?: number, reason?: string | Buffer) => close(code, reason ?? (code === CLOSE_MESSAGE_TOO_BIG ? tooBigReason : undefined));
+
+    const send = (text: string): void => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (ws.bufferedAmount > maxBufferedBytes) {
+        ws.terminate();
+        return;
+      }
+      ws.send(text);
+    };
+    const notify = (subscriptionId: string, result: unknown): void => {
+      let text: string;
+      try {
+        text = subscriptionNotificationJson(subscriptionId, result);
+      } catch (e) {
+        onError(e);
+        return;
+      }
+      send(text);
+    };
+    const ctx: RpcContext = { transport: 'ws', connectionId, notify };
+    if (permissions !== undefined) ctx.permissions = permissions;
+
+    const queue: string[] = [];
+    let working = false;
+    let paused = false;
+    const work = async (): Promise<void> => {
+      if (working) return;
+      working = true;
+      try {
+        while (queue.length > 0 && ws.readyState === WebSocket.OPEN) {
+          const text = queue.shift()!;
+          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4) {
+            paused = false;
+            ws.resume();
+          }
+          try {
+            const { body } = await opts.dispatcher.handleText(text, ctx);
+            if (body !== undefined) send(body);
+          } catch (e) {
+            onError(e);
+            send(formatErrorType(null, 'INTERNAL_ERROR'));
+          }
+        }
+      } finally {
+        working = false;
+      }
+    };
+
+    ws.on('message', (data: RawData) => {
+      queue.push(rawDataToString(data));
+      if (!paused && queue.length >= MAX_QUEUED_REQUESTS) {
+        paused = true;
+        ws.pause();
+      }
+      void work();
+    });
+    ws.on('error', () => {
+      // ws has already closed (or will close) the connection; 'close' follows.
+    });
+    ws.once('close', () => {
+      open.delete(ws);
+      queue.length = 0;
+      try {
+        opts.onConnectionClosed?.(connectionId);
+      } catch (e) {
+        onError(e);
+      }
+    });
+  };
+
+  const server: Server = createServer({ requireHostHeader: false }, async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hostAllowed(allowlist, req.headers.host)) {
+      plainHttp(res, 403, HOST_NOT_AUTHORIZED_BODY, { 'Content-Type': 'application/json; charset=utf-8' });
+      return;
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/login' && acceptsJson(req.headers['accept'])) {
+      if (opts.auth === undefined) {
+        req.resume();
+        plainHttp(res, 400, '', {}, 'Authentication not enabled');
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let tooBig = false;
+      try {
+        for await (const chunk of req as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > maxFrameSize * 4) {
+            tooBig = true;
+            break;
+          }
+          chunks.push(chunk);
+        }
+      } catch {
+        return;
+      }
+      if (tooBig) {
+        plainHttp(res, 413, 'Request Entity Too Large', { Connection: 'close' });
+        return;
+      }
+      try {
+        const r = await opts.auth.login(Buffer.concat(chunks).toString('utf8'));
+        plainHttp(res, r.status, r.body ?? '', r.headers ?? {}, r.statusMessage);
+      } catch (e) {
+        onError(e);
+        plainHttp(res, 500, 'Internal Server Error');
+      }
+      return;
+    }
+    req.resume();
+    plainHttp(res, 400, WS_HTTP_NOT_SUPPORTED);
+  });
+  server.maxConnections = maxActiveConnections;
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (!hostAllowed(allowlist, req.headers.host)) {
+      rejectUpgrade(socket, 403, 'Forbidden');
+      return;
+    }
+    const finish = (permissions: string[] | undefined): void => {
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, permissions));
+    };
+    if (opts.auth === undefined) return finish(undefined);
+    const authorization = req.headers['authorization'];
+    Promise.resolve(opts.auth.authenticate({ authorization, bearerToken: bearerToken(authorization), headers: req.headers })).then(
+      (outcome) => finish(outcome === 'unauthorized' ? [] : outcome),
+      (e: unknown) => {
+        onError(e);
+        rejectUpgrade(socket, 500, 'Internal Server Error');
+      },
+    );
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onListenError = (e: Error): void => reject(new Error(`Failed to bind Websocket listener to ${opts.host}:${opts.port}: ${e.message}`));
+    server.once('error', onListenError);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', onListenError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    host: opts.host,
+    connectionCount: () => open.size,
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        for (const ws of open) ws.terminate();
+        wss.close();
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
