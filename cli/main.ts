@@ -28,6 +28,9 @@ Usage:
                [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
                [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
                [--genesis-file F] [--json] [--trace FILE]
+  qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
+                   [--chain-id ID] [--duration S]
+  qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR]
   qbft-lab genesis inspect --genesis-file F [--json]
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
@@ -188,6 +191,25 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return await fuzzCommand(args, io, parse, wallClock);
       case 'genesis':
         return await genesisCommand(args, io);
+      case 'network': {
+        const { values, positionals } = parse(args, {
+          validators: { type: 'string' },
+          'data-path': { type: 'string' },
+          'block-period': { type: 'string' },
+          'request-timeout': { type: 'string' },
+          'chain-id': { type: 'string' },
+          'base-port': { type: 'string' },
+          'rpc-api': { type: 'string' },
+          duration: { type: 'string' },
+        });
+        if (positionals.length > 0) throw new UsageError(`network: unexpected argument '${positionals[0]}'`);
+        const { networkCommand } = await import('./network-command.ts');
+        return await networkCommand(values as never, io, () => Date.now(), process.stdout.isTTY === true);
+      }
+      case 'node': {
+        const { nodeCommand } = await import('./node-command.ts');
+        return await nodeCommand(args, io);
+      }
       case 'rlp':
         return rlpCommand(args, io);
       case undefined:

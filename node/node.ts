@@ -69,7 +69,7 @@ export interface PooledTxMeta {
 export type MiningState = 'IDLE' | 'RUNNING' | 'STOPPED' | 'PAUSED';
 
 /** Canonical transactions indexed by hash at most (oldest blocks' entries are dropped first). */
-export const TX_INDEX_LIMIT = 1_000_000;
+export const TX_INDEX_LIMIT = 250_000;
 
 const MAX_ROUND = 1_000;
 const MIX_HASH = hexToBytes(EXPECTED_MIX_HASH);

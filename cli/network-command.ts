@@ -1,0 +1,150 @@
+/**
+ * `qbft-lab network --validators N`: N validators in one process on the real clock, connected by an
+ * in-process hub, each with its own LevelDB store and JSON-RPC endpoints. Node 0 listens on Besu's
+ * default ports; node i on the defaults + 10*i. The generated genesis funds Besu's well-known
+ * development accounts, so any Besu tutorial works against it. The validator keys are the
+ * simulator's deterministic test keys: never use this network for anything of value.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseGenesis, type Genesis } from '../node/chain/genesis.ts';
+import { decodeExtraData } from '../node/chain/extra-data.ts';
+import { LoopbackNetwork } from '../node/runtime/live-loopback-network.ts';
+import { LiveLog } from '../node/runtime/live-log.ts';
+import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
+import { parseNodeOptions } from '../node/cli/node-options.ts';
+import { UsageError } from '../node/cli/usage-error.ts';
+import { NodeApi } from '../node/rpc/node-api.ts';
+import { allMethods } from '../node/rpc/methods/index.ts';
+import { buildSimGenesis } from '../sim/genesis-builder.ts';
+import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
+import type { Io } from './main.ts';
+
+export interface NetworkFlags {
+  validators?: string;
+  'data-path'?: string;
+  'block-period'?: string;
+  'request-timeout'?: string;
+  'chain-id'?: string;
+  'base-port'?: string;
+  'rpc-api'?: string;
+  'duration'?: string;
+}
+
+export interface RunningNetwork {
+  nodes: LiveNode[];
+  httpPorts: number[];
+  wsPorts: number[];
+  close(): Promise<void>;
+}
+
+function extraDataValidators(genesis: Genesis): string[] {
+  return [...decodeExtraData(genesis.extraData).validators].sort();
+}
+
+function intFlag(text: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag}: '${text}' must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<RunningNetwork> {
+  const n = intFlag(flags.validators, '--validators', 4, 1, 32);
+  const basePort = intFlag(flags['base-port'], '--base-port', 8545, 0, 65000);
+  const dataPath = flags['data-path'] ?? join('build', 'network');
+  const keys = validatorKeys(n);
+  // The generated genesis is kept in the data path, so a restarted network resumes its chain.
+  const genesisFile = join(dataPath, 'genesis.json');
+  mkdirSync(dataPath, { recursive: true });
+  if (!existsSync(genesisFile)) {
+    const json = buildSimGenesis({
+      validators: keys.map((k) => k.address),
+      startTimeSeconds: Math.floor(nowMs / 1000),
+      chainId: intFlag(flags['chain-id'], '--chain-id', 1337, 1, 2 ** 31),
+      blockPeriodSeconds: intFlag(flags['block-period'], '--block-period', 1, 1, 3600),
+      requestTimeoutSeconds: intFlag(flags['request-timeout'], '--request-timeout', 4, 1, 3600),
+    });
+    writeFileSync(genesisFile, JSON.stringify(json, null, 2));
+  }
+  const genesis = parseGenesis(readFileSync(genesisFile, 'utf8'));
+  const listed = extraDataValidators(genesis);
+  if (listed.length !== n || listed.some((a, i) => a !== keys[i].address))
+    throw new UsageError(`${genesisFile} was made for another validator set; use another --data-path or the same --validators`);
+  const apis = flags['rpc-api'] ?? 'ETH,NET,WEB3,QBFT,TXPOOL,ADMIN,MINER,DEBUG';
+  const hub = new LoopbackNetwork();
+  const nodes: LiveNode[] = [];
+  const close = async () => {
+    for (const live of nodes.reverse()) await live.close();
+    hub.close();
+  };
+  try {
+    for (let i = 0; i < n; i++) {
+      const name = `v${i}`;
+      const dir = join(dataPath, name);
+      mkdirSync(dir, { recursive: true });
+      const port = (offset: number) => (basePort === 0 ? 0 : basePort + offset + 10 * i);
+      const opts = parseNodeOptions([
+        '--data-path', dir,
+        '--rpc-http-enabled', '--rpc-http-port', String(port(0)), '--rpc-http-api', apis,
+        '--rpc-ws-enabled', '--rpc-ws-port', String(port(1)), '--rpc-ws-api', apis,
+        '--host-allowlist', '*', '--rpc-http-cors-origins', '*',
+        '--min-gas-price', '0',
+      ]);
+      const live = await startLiveNode(opts, {
+        name,
+        genesis,
+        privateKey: keys[i].privateKey,
+        transport: hub.attach(name, { address: keys[i].address }),
+        methods: (node) => allMethods(new NodeApi(node)),
+        log: new LiveLog({ name, level: 'warn' }),
+      });
+      nodes.push(live);
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { nodes, httpPorts: nodes.map((l) => l.servers.httpPort ?? 0), wsPorts: nodes.map((l) => l.servers.wsPort ?? 0), close };
+}
+
+export function describeNetwork(net: RunningNetwork): string {
+  const lines = ['qbft-lab network: QBFT validators on the real clock', ''];
+  net.nodes.forEach((l, i) => lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}`));
+  lines.push('', "Funded accounts (Besu's public development keys; never use them on a real network):");
+  for (const a of BESU_TEST_ACCOUNTS) lines.push(`  ${a.address}  0x${Buffer.from(a.privateKey).toString('hex')}`);
+  return lines.join('\n');
+}
+
+export function statusLine(net: RunningNetwork): string {
+  const node = net.nodes[0].node;
+  const head = node.chain.head();
+  const stats = node.qbft.stats;
+  return `height ${head.number}  round ${stats.round ?? '-'}  round changes ${stats.roundChanges}  peers ${node.sync.status().peers}  txpool ${node.pool.size()}`;
+}
+
+export async function networkCommand(flags: NetworkFlags, io: Io, nowMs: () => number, isTty: boolean): Promise<number> {
+  const net = await startNetwork(flags, nowMs());
+  io.out(describeNetwork(net));
+  const durationMs = flags.duration === undefined ? undefined : Number(flags.duration) * 1000;
+  await new Promise<void>((resolve) => {
+    let last = '';
+    const tick = setInterval(() => {
+      const line = statusLine(net);
+      if (line === last) return;
+      last = line;
+      if (isTty) process.stdout.write(`\r${line}\u001b[K`);
+      else io.out(line);
+    }, 250);
+    const stop = () => {
+      clearInterval(tick);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    if (durationMs !== undefined) setTimeout(stop, durationMs);
+  });
+  if (isTty) process.stdout.write('\n');
+  await net.close();
+  return 0;
+}

@@ -1,0 +1,122 @@
+/**
+ * A node on the real clock: LevelDB under --data-path, real timers, the JSON-RPC endpoints its
+ * options enable. The consensus, chain and execution are the same code the simulator runs.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { bytesToHex, hexToBytes } from '../crypto/bytes.ts';
+import { loadGenesisFile, type Genesis } from '../chain/genesis.ts';
+import { createNode, type QbftNode } from '../node.ts';
+import type { Log, Transport } from '../runtime/ports.ts';
+import { LiveClock } from '../runtime/live-clock.ts';
+import { LiveTimers } from '../runtime/live-timers.ts';
+import { LiveRandom } from '../runtime/live-random.ts';
+import { LevelStore } from '../runtime/live-store.ts';
+import { LiveLog } from '../runtime/live-log.ts';
+import { LoopbackNetwork } from '../runtime/live-loopback-network.ts';
+import { MethodRegistry, type RpcMethodSpec } from '../rpc/registry.ts';
+import { startRpcServers, type RpcServers } from '../rpc/rpc-servers.ts';
+import { liveness, readiness } from '../rpc/transports/health.ts';
+import type { NodeOptions } from './node-options.ts';
+import { UsageError } from './usage-error.ts';
+
+export interface LiveNode {
+  node: QbftNode;
+  servers: RpcServers;
+  close(): Promise<void>;
+}
+
+export interface LiveNodeExtras {
+  name?: string;
+  genesis?: Genesis;
+  privateKey?: Uint8Array;
+  /** The peer-to-peer transport; a node alone gets a loopback hub of its own. */
+  transport?: Transport;
+  /** The JSON-RPC methods this node serves. */
+  methods?: (node: QbftNode) => RpcMethodSpec[];
+  log?: Log;
+  p2pEnabled?: boolean;
+}
+
+/** Besu keeps the node key as hex in <data-path>/key and creates it on first start. */
+export function loadOrCreateNodeKey(opts: NodeOptions): Uint8Array {
+  const file = opts.nodePrivateKeyFile ?? join(opts.dataPath, 'key');
+  if (existsSync(file)) {
+    const text = readFileSync(file, 'utf8').trim();
+    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new UsageError(`${file} does not hold a 32-byte hex private key`);
+    return hexToBytes(text);
+  }
+  if (opts.nodePrivateKeyFile) throw new UsageError(`--node-private-key-file: ${file} does not exist`);
+  const key = new Uint8Array(randomBytes(32));
+  mkdirSync(opts.dataPath, { recursive: true });
+  writeFileSync(file, bytesToHex(key), { mode: 0o600 });
+  return key;
+}
+
+export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNode> {
+  const genesis = extras.genesis ?? (opts.genesisFile ? loadGenesisFile(opts.genesisFile) : undefined);
+  if (!genesis) throw new UsageError('--genesis-file is required');
+  mkdirSync(opts.dataPath, { recursive: true });
+  const privateKey = extras.privateKey ?? loadOrCreateNodeKey(opts);
+  const store = await LevelStore.open(join(opts.dataPath, 'database'));
+  const log = extras.log ?? new LiveLog({ name: extras.name });
+  const timers = new LiveTimers({ onError: (err) => log.log('error', 'timer failed', { error: String(err) }) });
+  let ownNetwork: LoopbackNetwork | undefined;
+  const transport = extras.transport ?? (ownNetwork = new LoopbackNetwork()).attach(extras.name ?? 'node');
+  const node = await createNode(
+    {
+      name: extras.name ?? 'node',
+      genesis,
+      privateKey,
+      earlyRoundChange: opts.earlyRoundChange,
+      minGasPrice: opts.minGasPrice,
+      minerExtraData: opts.minerExtraData === undefined ? undefined : new TextEncoder().encode(opts.minerExtraData),
+    },
+    { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
+  );
+  const registry = new MethodRegistry();
+  registry.registerAll(extras.methods?.(node) ?? []);
+  const p2pEnabled = extras.p2pEnabled ?? true;
+  let servers: RpcServers;
+  try {
+    servers = await startRpcServers({
+      registry,
+      http: opts.rpcHttp.enabled ? opts.rpcHttp : undefined,
+      ws: opts.rpcWs.enabled ? opts.rpcWs : undefined,
+      ipc: opts.ipc.enabled ? opts.ipc : undefined,
+      hostAllowlist: opts.hostAllowlist,
+      health: {
+        liveness,
+        readiness: (query) => {
+          const status = node.sync.status();
+          const head = node.chain.head().number;
+          return readiness({
+            peerCount: status.peers,
+            p2pEnabled,
+            syncing: status.syncing ? { current: head, highest: status.highestKnown } : undefined,
+            minPeers: query.minPeers,
+            maxBlocksBehind: query.maxBlocksBehind,
+          });
+        },
+      },
+      onError: (error) => log.log('error', 'JSON-RPC server error', { error: String(error) }),
+    });
+  } catch (err) {
+    node.stop();
+    timers.cancelAll();
+    await store.close();
+    throw err;
+  }
+  return {
+    node,
+    servers,
+    async close() {
+      await servers.close();
+      node.stop();
+      timers.cancelAll();
+      ownNetwork?.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Every method qbft-lab implements, as RpcMethodSpec arrays for the registry.
+ * Besu names not listed here answer -32604 "Method not enabled" through the core.
+ */
+import type { NodeApi } from '../node-api.ts';
+import type { RpcMethodSpec } from '../registry.ts';
+import { adminMethods, minerMethods } from './admin-miner.ts';
+import { debugMethods } from './debug.ts';
+import { ethBlockMethods } from './eth-blocks.ts';
+import { ethExecMethods } from './eth-exec.ts';
+import { ethFeeMethods } from './eth-fees.ts';
+import { ethLogMethods } from './eth-logs.ts';
+import { ethMiscMethods } from './eth-misc.ts';
+import { ethStateMethods } from './eth-state.ts';
+import { ethTransactionMethods } from './eth-transactions.ts';
+import { netMethods, web3Methods, type NetServices } from './net-web3.ts';
+import { qbftMethods } from './qbft.ts';
+import { txpoolMethods } from './txpool.ts';
+
+export interface MethodsOptions {
+  /** What net_services reports (the transports that are running). */
+  services?: () => NetServices;
+}
+
+export function ethMethods(api: NodeApi): RpcMethodSpec[] {
+  return [
+    ...ethBlockMethods(api),
+    ...ethTransactionMethods(api),
+    ...ethStateMethods(api),
+    ...ethExecMethods(api),
+    ...ethFeeMethods(api),
+    ...ethLogMethods(api),
+    ...ethMiscMethods(api),
+  ];
+}
+
+/** All implemented methods of every group. */
+export function allMethods(api: NodeApi, opts: MethodsOptions = {}): RpcMethodSpec[] {
+  return [
+    ...ethMethods(api),
+    ...netMethods(api, opts.services),
+    ...web3Methods(api),
+    ...qbftMethods(api),
+    ...txpoolMethods(api),
+    ...adminMethods(api),
+    ...minerMethods(api),
+    ...debugMethods(api),
+  ];
+}
+
+export { adminMethods, debugMethods, minerMethods, netMethods, qbftMethods, txpoolMethods, web3Methods };

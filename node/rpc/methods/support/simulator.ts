@@ -1,0 +1,726 @@
+/**
+ * Besu's TransactionSimulator for eth_call, eth_estimateGas, eth_createAccessList and
+ * debug_trace* (besu: ethereum/core/.../transaction/TransactionSimulator.java,
+ * mainnet/MainnetTransactionProcessor.java, MainnetTransactionValidator.java; snapshot 3fd224e2).
+ *
+ * It runs one unsigned "transaction" on a copy of a block's state, on its own VM over the
+ * engine's trie node store (read-only use: every change is journalled and reverted, so no node is
+ * ever written), and reports what Besu's processor reports: a validation failure (reason name and
+ * message, e.g. NONCE_TOO_LOW "transaction nonce 2 below sender account nonce 34 for sender 0x…"),
+ * or an execution result (success, output, gas used before and after the refund, revert data or
+ * Besu's halt description).
+ *
+ * Pricing follows buildTransaction: with `allowExceedingBalance` (eth_call without strict pricing)
+ * all prices and the block's base fee are zero; otherwise missing prices default to the base fee.
+ * The sender may be a contract (Besu's simulator allows it); future nonces are allowed.
+ *
+ * Re-execution of mined transactions (for tracing) applies the block's earlier transactions with
+ * the same rules as the engine (runTx), then traces the wanted one.
+ */
+import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Account, KECCAK256_RLP, ValueEncoding, createAddressFromString } from '@ethereumjs/util';
+import { createVM, runTx, type VM } from '@ethereumjs/vm';
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import { bytesToHex, type Hex } from '../../../crypto/bytes.ts';
+import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
+import type { TrieNodeStore } from '../../../execution/state-db.ts';
+import { useFastCrypto } from '../../../execution/tx-utils.ts';
+
+export interface AccessListEntry {
+  address: Hex;
+  storageKeys: Hex[];
+}
+
+/** A call object after parameter parsing (Besu CallParameter). */
+export interface CallRequest {
+  from?: Hex;
+  to?: Hex;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  maxFeePerBlobGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  nonce?: bigint;
+  accessList?: AccessListEntry[];
+  strict?: boolean;
+  chainId?: bigint;
+}
+
+/** The block the call runs in: its state root (the state it starts from) and header fields. */
+export interface SimBlock {
+  stateRoot: Uint8Array;
+  number: bigint;
+  timestamp: bigint;
+  gasLimit: bigint;
+  baseFee: bigint | undefined;
+  /** Who receives fees (Besu: the mining beneficiary of the block; COINBASE returns it). */
+  coinbase: Hex;
+  difficulty: bigint;
+  mixHash: Uint8Array;
+  parentHash: Uint8Array;
+  excessBlobGas?: bigint;
+}
+
+/** Besu TransactionValidationParams (the simulator's variants). */
+export interface ValidationParams {
+  allowFutureNonce: boolean;
+  allowExceedingBalance: boolean;
+  allowUnderpriced: boolean;
+}
+
+export const CALL_PARAMS = {
+  /** transactionSimulatorAllowExceedingBalanceAndFutureNonce */
+  exceedingBalance: { allowFutureNonce: true, allowExceedingBalance: true, allowUnderpriced: false },
+  /** transactionSimulatorAllowFutureNonce */
+  futureNonce: { allowFutureNonce: true, allowExceedingBalance: false, allowUnderpriced: false },
+  /** transactionSimulatorAllowUnderpricedAndFutureNonce (eth_estimateGas, strict default) */
+  underpricedFutureNonce: { allowFutureNonce: true, allowExceedingBalance: false, allowUnderpriced: true },
+} as const satisfies Record<string, ValidationParams>;
+
+/** One frame of the call tracer (Besu CallTracerResult, before formatting). */
+export interface CallFrame {
+  type: string;
+  from: Hex;
+  to?: Hex;
+  value?: bigint;
+  gas: bigint;
+  gasUsed: bigint;
+  input: Uint8Array;
+  output?: Uint8Array;
+  error?: string;
+  revertReason?: Uint8Array;
+  calls: CallFrame[];
+}
+
+export type SimOutcome =
+  | { kind: 'invalid'; reason: string; message: string }
+  | {
+      kind: 'executed';
+      success: boolean;
+      output: Uint8Array;
+      gasLimit: bigint;
+      /** gas limit − remaining gas, before the refund (Besu getEstimateGasUsedByTransaction). */
+      gasUsedBeforeRefund: bigint;
+      /** gas limit − (remaining + refund) (Besu TransactionSimulatorResult.getGasEstimate). */
+      gasUsed: bigint;
+      revertData?: Uint8Array;
+      /** Besu's ExceptionalHaltReason description, when the top frame halted. */
+      halt?: string;
+      createdAddress?: Hex;
+      accessList?: AccessListEntry[];
+      trace?: CallFrame;
+    };
+
+/** Besu StateOverride (eth_call / eth_estimateGas third parameter). */
+export interface StateOverride {
+  address: Hex;
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  /** Replaces the whole storage. */
+  state?: Array<[bigint, bigint]>;
+  /** Changes single slots. */
+  stateDiff?: Array<[bigint, bigint]>;
+}
+
+export interface SimulateOptions {
+  params: ValidationParams;
+  overrides?: StateOverride[];
+  accessList?: boolean;
+  callTracer?: boolean;
+  /** Chain id for typed "transactions" that need one (Besu: the schedule's chain id). */
+  chainId: bigint;
+}
+
+/** Ancestor hashes by number (QBFT on-chain hashes), for BLOCKHASH. */
+export type HashLookup = (n: bigint) => Uint8Array | undefined;
+
+const ZERO32 = new Uint8Array(32);
+
+/** ethereumjs EVM error -> Besu ExceptionalHaltReason description. */
+export function haltDescription(error: string, opcode?: number): string {
+  switch (error) {
+    case 'out of gas':
+    case 'code store out of gas':
+      return 'Out of gas';
+    case 'stack underflow':
+      return 'Stack underflow';
+    case 'stack overflow':
+      return 'Out of stack';
+    case 'invalid JUMP':
+      return 'Bad jump destination';
+    case 'invalid opcode':
+      return opcode === undefined ? 'Bad instruction' : `Invalid opcode: 0x${opcode.toString(16).padStart(2, '0')}`;
+    case 'static state change':
+      return 'Illegal state change';
+    case 'code size to deposit exceeds maximum code size':
+      return 'Code is too large';
+    case 'invalid bytecode deployed':
+    case 'invalid EOF format':
+      return 'Code is invalid';
+    case 'value out of range':
+      return 'Out of bounds';
+    case 'create collision':
+      return 'Illegal state change';
+    default:
+      return error.charAt(0).toUpperCase() + error.slice(1);
+  }
+}
+
+/** Serializes work on the simulator's VM (FIFO, deterministic). */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+}
+
+export class TransactionSimulator {
+  private vm?: VM;
+  private sm?: MerkleStateManager;
+  private common?: Common;
+  private readonly mutex = new Mutex();
+  private readonly chainLookup: { parent?: { number: bigint; hash: Uint8Array } } = {};
+
+  constructor(
+    private readonly baseCommon: Common,
+    private readonly store: TrieNodeStore,
+    private readonly hashes: HashLookup,
+  ) {}
+
+  private async ensureVm(): Promise<{ vm: VM; sm: MerkleStateManager; common: Common }> {
+    if (this.vm && this.sm && this.common) return { vm: this.vm, sm: this.sm, common: this.common };
+    const common = this.baseCommon.copy();
+    (common as unknown as { customCrypto: typeof customCrypto }).customCrypto = { ...common.customCrypto, ...customCrypto };
+    const trie = new MerklePatriciaTrie({ db: this.store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
+    const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+    const lookup = this.chainLookup;
+    const hashes = this.hashes;
+    const blockchain = {
+      async getBlock(n: number) {
+        const num = BigInt(n);
+        const h = lookup.parent && lookup.parent.number === num ? lookup.parent.hash : (hashes(num) ?? ZERO32);
+        return { hash: () => h };
+      },
+      async putBlock() {},
+      shallowCopy() {
+        return blockchain;
+      },
+    };
+    const vm = await createVM({ common, stateManager: sm, blockchain: blockchain as never });
+    this.vm = vm;
+    this.sm = sm;
+    this.common = common;
+    return { vm, sm, common };
+  }
+
+  /** True when the state is still available (retained by the engine, or not yet swept). */
+  hasState(root: Uint8Array): boolean {
+    return this.store.hasRoot(root);
+  }
+
+  private contextBlock(common: Common, b: SimBlock, baseFee: bigint | undefined): Block {
+    const header = createBlockHeader(
+      {
+        parentHash: b.parentHash,
+        number: b.number,
+        timestamp: b.timestamp,
+        gasLimit: b.gasLimit,
+        coinbase: b.coinbase,
+        difficulty: b.difficulty,
+        mixHash: b.mixHash,
+        baseFeePerGas: common.isActivatedEIP(1559) ? (baseFee ?? 0n) : undefined,
+        withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+        blobGasUsed: common.isActivatedEIP(4844) ? 0n : undefined,
+        excessBlobGas: common.isActivatedEIP(4844) ? (b.excessBlobGas ?? 0n) : undefined,
+        parentBeaconBlockRoot: common.isActivatedEIP(4788) ? ZERO32 : undefined,
+      } as never,
+      { common, skipConsensusFormatValidation: true },
+    );
+    return new Block(header, [], [], undefined, { common, skipConsensusFormatValidation: true });
+  }
+
+  /** Runs `fn` with the simulator's state manager positioned at `root` (changes are reverted). */
+  withState<T>(root: Uint8Array, number: bigint, timestamp: bigint, fn: (sm: MerkleStateManager, vm: VM) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const { vm, sm, common } = await this.ensureVm();
+      common.setHardforkBy({ blockNumber: number, timestamp });
+      if (!this.store.hasRoot(root)) throw new Error(`state ${bytesToHex(root)} is not available`);
+      this.store.beginWork();
+      try {
+        await sm.setStateRoot(root, true);
+        await vm.evm.journal.checkpoint();
+        try {
+          return await fn(sm, vm);
+        } finally {
+          await vm.evm.journal.revert();
+          vm.evm.journal.cleanJournal();
+        }
+      } finally {
+        this.store.endWork();
+      }
+    });
+  }
+
+  /** EIP-1186 proof of an account and storage slots at `root` (Besu eth_getProof). */
+  proof(root: Uint8Array, number: bigint, timestamp: bigint, address: Hex, slots: Uint8Array[]) {
+    return this.withState(root, number, timestamp, async (sm) => getMerkleStateProof(sm, createAddressFromString(address), slots));
+  }
+
+  /** Simulates `req` in block `b` (Besu TransactionSimulator.process + MainnetTransactionProcessor). */
+  simulate(b: SimBlock, req: CallRequest, gasCap: bigint, opts: SimulateOptions): Promise<SimOutcome> {
+    return this.withState(b.stateRoot, b.number, b.timestamp, async (sm, vm) => {
+      const common = vm.common;
+      return this.simulateLocked(common, sm, vm, b, req, gasCap, opts);
+    });
+  }
+
+  private async simulateLocked(
+    common: Common,
+    sm: MerkleStateManager,
+    vm: VM,
+    b: SimBlock,
+    req: CallRequest,
+    gasLimit: bigint,
+    opts: SimulateOptions,
+  ): Promise<SimOutcome> {
+    const p = opts.params;
+    for (const o of opts.overrides ?? []) await applyOverride(sm, o);
+    const london = common.isActivatedEIP(1559);
+    const headerBaseFee = london ? (b.baseFee ?? 0n) : undefined;
+    // eth_call without strict pricing runs on a header whose base fee is zero
+    const baseFee = p.allowExceedingBalance && headerBaseFee !== undefined ? 0n : headerBaseFee;
+    const sender = req.from ?? ('0x0000000000000000000000000000000000000000' as Hex);
+    const senderAddr = createAddressFromString(sender);
+    const account = (await sm.getAccount(senderAddr)) ?? new Account();
+    const nonce = req.nonce ?? account.nonce;
+    const value = req.value ?? 0n;
+    const data = req.data ?? new Uint8Array(0);
+    const isCreate = req.to === undefined;
+
+    // TransactionSimulator.buildTransaction: prices and the transaction type Besu guesses
+    const noPricing = req.gasPrice === undefined && req.maxFeePerGas === undefined && req.maxPriorityFeePerGas === undefined;
+    let gasPrice: bigint;
+    let maxFee: bigint;
+    let maxPrio: bigint;
+    if (p.allowExceedingBalance) {
+      gasPrice = maxFee = maxPrio = 0n;
+    } else {
+      gasPrice = noPricing ? (headerBaseFee ?? 0n) : (req.gasPrice ?? 0n);
+      maxFee = req.maxFeePerGas ?? gasPrice;
+      maxPrio = req.maxPriorityFeePerGas ?? gasPrice;
+    }
+    const is1559 =
+      headerBaseFee !== undefined && (noPricing || req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined);
+    const maxGasPrice = is1559 ? maxFee : gasPrice;
+
+    // MainnetTransactionValidator.validate (validateCostAndFee)
+    if (baseFee !== undefined) {
+      const price = is1559 ? min(maxFee, baseFee + maxPrio) : gasPrice;
+      if (!p.allowUnderpriced && price < baseFee)
+        return { kind: 'invalid', reason: 'GAS_PRICE_BELOW_CURRENT_BASE_FEE', message: 'gasPrice is less than the current BaseFee' };
+      if (is1559 && maxPrio > maxFee)
+        return {
+          kind: 'invalid',
+          reason: 'MAX_PRIORITY_FEE_PER_GAS_EXCEEDS_MAX_FEE_PER_GAS',
+          message: 'max priority fee per gas cannot be greater than max fee per gas',
+        };
+    }
+    const intrinsic = intrinsicGas(common, data, isCreate, req.accessList ?? []);
+    if (intrinsic > gasLimit)
+      return {
+        kind: 'invalid',
+        reason: 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
+        message: `intrinsic gas cost ${intrinsic} exceeds gas limit ${gasLimit}`,
+      };
+    if (isCreate && common.isActivatedEIP(3860) && data.length > Number(common.param('maxInitCodeSize')))
+      return { kind: 'invalid', reason: 'INITCODE_TOO_LARGE', message: `Initcode size of ${data.length} exceeds maximum size of ${common.param('maxInitCodeSize')}` };
+
+    // validateForSender
+    const upfront = gasLimit * maxGasPrice + value;
+    if (!p.allowUnderpriced && upfront > account.balance)
+      return {
+        kind: 'invalid',
+        reason: 'UPFRONT_COST_EXCEEDS_BALANCE',
+        message: `transaction up-front cost 0x${upfront.toString(16)} exceeds transaction sender account balance 0x${account.balance.toString(16)} for sender ${sender}`,
+      };
+    if (nonce < account.nonce)
+      return {
+        kind: 'invalid',
+        reason: 'NONCE_TOO_LOW',
+        message: `transaction nonce ${nonce} below sender account nonce ${account.nonce} for sender ${sender}`,
+      };
+    if (!p.allowFutureNonce && nonce !== account.nonce)
+      return {
+        kind: 'invalid',
+        reason: 'NONCE_TOO_HIGH',
+        message: `transaction nonce ${nonce} does not match sender account nonce ${account.nonce} for sender ${sender}`,
+      };
+
+    // processing: the price paid, the up-front gas cost, the nonce (runCall increments it)
+    const txPrice = is1559 ? min(maxFee, (baseFee ?? 0n) + maxPrio) : gasPrice;
+    const acc = (await sm.getAccount(senderAddr)) ?? new Account();
+    acc.nonce = nonce; // a future nonce given by the caller is what the "transaction" carries
+    const upfrontGas = gasLimit * txPrice;
+    acc.balance = acc.balance >= upfrontGas ? acc.balance - upfrontGas : 0n; // allowUnderpriced: underflow allowed
+    await vm.evm.journal.putAccount(senderAddr, acc);
+
+    const ctx = this.contextBlock(common, b, baseFee);
+    this.chainLookup.parent = b.number > 0n ? { number: b.number - 1n, hash: b.parentHash } : undefined;
+    const journal = vm.evm.journal;
+    await journal.cleanup();
+    if (opts.accessList) journal.startReportingAccessList();
+    if (common.isActivatedEIP(2929)) {
+      for (const [addr] of vm.evm.precompiles) journal.addAlwaysWarmAddress(addr);
+      journal.addAlwaysWarmAddress(senderAddr.toString());
+      if (req.to) journal.addAlwaysWarmAddress(req.to);
+      if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(b.coinbase);
+      for (const e of req.accessList ?? []) {
+        journal.addAlwaysWarmAddress(e.address, true);
+        for (const k of e.storageKeys) journal.addAlwaysWarmSlot(e.address, k.slice(2), true);
+      }
+    }
+
+    const tracer = opts.callTracer ? new CallTreeTracer() : undefined;
+    const lastOp = new Map<number, number>();
+    const onStep = (step: InterpreterStep) => {
+      lastOp.set(step.depth, step.opcode.code);
+      tracer?.step(step);
+    };
+    const onBefore = (m: Message) => tracer?.before(m);
+    const onAfter = (r: EVMResult) => tracer?.after(r);
+    const events = vm.evm.events;
+    // opcode of a halt (for "Invalid opcode: 0x.."): only tracked when tracing (step events are costly)
+    if (tracer) {
+      events?.on('step', onStep);
+      events?.on('beforeMessage', onBefore);
+      events?.on('afterMessage', onAfter);
+    }
+    let res: EVMResult;
+    try {
+      res = await vm.evm.runCall({
+        block: ctx,
+        caller: senderAddr,
+        to: req.to ? createAddressFromString(req.to) : undefined,
+        data,
+        value,
+        gasLimit: gasLimit - intrinsic,
+        gasPrice: txPrice,
+        origin: senderAddr,
+      });
+    } finally {
+      if (tracer) {
+        events?.removeListener('step', onStep);
+        events?.removeListener('beforeMessage', onBefore);
+        events?.removeListener('afterMessage', onAfter);
+      }
+    }
+    const ex = res.execResult;
+    const gasUsedBeforeRefund = intrinsic + ex.executionGasUsed;
+    const error = ex.exceptionError?.error;
+    const success = error === undefined;
+    let refund = 0n;
+    if (success) {
+      const quotient = common.isActivatedEIP(3529) ? 5n : 2n;
+      const cap = gasUsedBeforeRefund / quotient;
+      refund = min(ex.gasRefund ?? 0n, cap);
+    }
+    const gasUsed = gasUsedBeforeRefund - refund;
+    let halt: string | undefined;
+    let revertData: Uint8Array | undefined;
+    if (error === 'revert') revertData = ex.returnValue;
+    else if (error !== undefined) {
+      let opcode: number | undefined = lastOp.get(0);
+      if (error === 'invalid opcode' && opcode === undefined) opcode = haltingOpcode(ex);
+      halt = haltDescription(error, opcode);
+    }
+    let accessList: AccessListEntry[] | undefined;
+    if (opts.accessList) {
+      accessList = [];
+      for (const [address, slots] of journal.accessList ?? new Map<string, Set<string>>()) {
+        if (slots.size === 0) continue;
+        accessList.push({
+          address: `0x${address}` as Hex,
+          storageKeys: [...slots].map((s) => `0x${s.padStart(64, '0')}` as Hex).sort(),
+        });
+      }
+    }
+    const createdAddress = res.createdAddress ? (res.createdAddress.toString().toLowerCase() as Hex) : undefined;
+    const outcome: SimOutcome = {
+      kind: 'executed',
+      success,
+      output: success || error === 'revert' ? ex.returnValue : new Uint8Array(0),
+      gasLimit,
+      gasUsedBeforeRefund,
+      gasUsed,
+      revertData,
+      halt,
+      createdAddress,
+      accessList,
+    };
+    if (tracer)
+      outcome.trace = tracer.root({
+        isCreate,
+        from: sender,
+        to: isCreate ? (success ? createdAddress : undefined) : req.to,
+        value,
+        gas: gasLimit,
+        gasUsed,
+        input: data,
+        output: ex.returnValue,
+        error: success ? undefined : error === 'revert' ? 'execution reverted' : halt,
+        revertData,
+      });
+    return outcome;
+  }
+
+  /**
+   * Re-executes mined transactions with the call tracer: applies `txs[0..index)` of `block` on
+   * `parentRoot` the way the engine does, then traces each wanted transaction (in order).
+   */
+  traceBlock(
+    block: BlockHeader,
+    parentRoot: Uint8Array,
+    parentHash: Uint8Array,
+    feeRecipient: Hex,
+    txs: TypedTransaction[],
+    wanted: (i: number) => boolean,
+  ): Promise<Array<CallFrame | undefined>> {
+    return this.withState(parentRoot, block.number, block.timestamp, async (_sm, vm) => {
+      const common = vm.common;
+      const b: SimBlock = {
+        stateRoot: parentRoot,
+        number: block.number,
+        timestamp: block.timestamp,
+        gasLimit: block.gasLimit,
+        baseFee: block.baseFeePerGas,
+        coinbase: feeRecipient,
+        difficulty: block.difficulty,
+        mixHash: block.mixHash,
+        parentHash,
+        excessBlobGas: block.excessBlobGas,
+      };
+      const ctx = this.contextBlock(common, b, block.baseFeePerGas);
+      this.chainLookup.parent = { number: block.number - 1n, hash: parentHash };
+      const out: Array<CallFrame | undefined> = [];
+      let blockGasUsed = 0n;
+      for (let i = 0; i < txs.length; i++) {
+        const tx = txs[i];
+        useFastCrypto(tx);
+        const tracer = wanted(i) ? new CallTreeTracer() : undefined;
+        const events = vm.evm.events;
+        const onStep = (s: InterpreterStep) => tracer?.step(s);
+        const onBefore = (m: Message) => tracer?.before(m);
+        const onAfter = (r: EVMResult) => tracer?.after(r);
+        if (tracer) {
+          events?.on('step', onStep);
+          events?.on('beforeMessage', onBefore);
+          events?.on('afterMessage', onAfter);
+        }
+        let res;
+        try {
+          res = await runTx(vm, { tx, block: ctx, blockGasUsed, skipHardForkValidation: true });
+        } finally {
+          if (tracer) {
+            events?.removeListener('step', onStep);
+            events?.removeListener('beforeMessage', onBefore);
+            events?.removeListener('afterMessage', onAfter);
+          }
+        }
+        blockGasUsed += res.totalGasSpent;
+        if (tracer) {
+          const ex = res.execResult;
+          const error = ex.exceptionError?.error;
+          const created = res.createdAddress ? (res.createdAddress.toString().toLowerCase() as Hex) : undefined;
+          out.push(
+            tracer.root({
+              isCreate: tx.to === undefined,
+              from: tx.getSenderAddress().toString().toLowerCase() as Hex,
+              to: tx.to === undefined ? (error === undefined ? created : undefined) : (tx.to.toString().toLowerCase() as Hex),
+              value: tx.value,
+              gas: tx.gasLimit,
+              gasUsed: res.totalGasSpent,
+              input: tx.data,
+              output: ex.returnValue,
+              error: error === undefined ? undefined : error === 'revert' ? 'execution reverted' : haltDescription(error, tracer.lastOpcodeAt(0)),
+              revertData: error === 'revert' ? ex.returnValue : undefined,
+            }),
+          );
+        } else out.push(undefined);
+      }
+      return out;
+    });
+  }
+}
+
+function word32(v: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 31; i >= 0 && v > 0n; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+function minimal(v: bigint): Uint8Array {
+  const w = word32(v);
+  let i = 0;
+  while (i < 32 && w[i] === 0) i++;
+  return w.subarray(i);
+}
+
+/** TransactionSimulator.applyOverrides (nonce, balance, code, state = clear + set, stateDiff = set). */
+async function applyOverride(sm: MerkleStateManager, o: StateOverride): Promise<void> {
+  const address = createAddressFromString(o.address);
+  const account = (await sm.getAccount(address)) ?? new Account();
+  if (o.nonce !== undefined) account.nonce = o.nonce;
+  if (o.balance !== undefined) account.balance = o.balance;
+  await sm.putAccount(address, account);
+  if (o.code !== undefined) await sm.putCode(address, o.code);
+  if (o.state !== undefined) {
+    await sm.clearStorage(address);
+    for (const [k, v] of o.state) await sm.putStorage(address, word32(k), minimal(v));
+  }
+  if (o.stateDiff !== undefined) for (const [k, v] of o.stateDiff) await sm.putStorage(address, word32(k), minimal(v));
+}
+
+function haltingOpcode(ex: EVMResult['execResult']): number | undefined {
+  const rs = ex.runState as unknown as { code?: Uint8Array; programCounter?: number } | undefined;
+  if (!rs?.code || rs.programCounter === undefined) return undefined;
+  // an invalid opcode is rejected before the program counter advances
+  return rs.code[rs.programCounter];
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+/** Intrinsic gas of a transaction-like call (Besu GasCalculator.transactionIntrinsicGasCost). */
+export function intrinsicGas(common: Common, data: Uint8Array, isCreate: boolean, accessList: AccessListEntry[]): bigint {
+  let gas = 21_000n;
+  const istanbul = common.gteHardfork('istanbul');
+  for (const byte of data) gas += byte === 0 ? 4n : istanbul ? 16n : 68n;
+  if (isCreate && common.gteHardfork('homestead')) gas += 32_000n;
+  if (isCreate && common.isActivatedEIP(3860)) gas += 2n * BigInt(Math.ceil(data.length / 32));
+  for (const e of accessList) gas += 2_400n + 1_900n * BigInt(e.storageKeys.length);
+  return gas;
+}
+
+/** Builds Besu's callTracer tree from EVM message events. */
+class CallTreeTracer {
+  private readonly stack: CallFrame[] = [];
+  private readonly children: CallFrame[] = [];
+  private readonly ops = new Map<number, { name: string; code: number }>();
+  /** Executing address per depth (the `from` of the calls it makes). */
+  private readonly executing: Hex[] = [];
+
+  step(s: InterpreterStep): void {
+    this.ops.set(s.depth, { name: s.opcode.name, code: s.opcode.code });
+    this.executing[s.depth] = s.address.toString().toLowerCase() as Hex;
+  }
+
+  lastOpcodeAt(depth: number): number | undefined {
+    return this.ops.get(depth)?.code;
+  }
+
+  before(m: Message): void {
+    if (m.depth === 0) return;
+    const op = this.ops.get(m.depth - 1)?.name ?? (m.to ? 'CALL' : 'CREATE');
+    const type = op === 'CREATE2' || op === 'CREATE' || op === 'CALL' || op === 'CALLCODE' || op === 'DELEGATECALL' || op === 'STATICCALL' ? op : m.to ? 'CALL' : 'CREATE';
+    const frame: CallFrame = {
+      type,
+      from: this.executing[m.depth - 1] ?? (m.caller.toString().toLowerCase() as Hex),
+      to: m.to ? (m.to.toString().toLowerCase() as Hex) : undefined,
+      value: type === 'STATICCALL' ? undefined : type === 'DELEGATECALL' ? 0n : m.value,
+      gas: m.gasLimit,
+      gasUsed: 0n,
+      input: m.data,
+      calls: [],
+    };
+    this.stack.push(frame);
+  }
+
+  after(r: EVMResult): void {
+    const frame = this.stack.pop();
+    if (!frame) return; // the top-level message
+    const ex = r.execResult;
+    const error = ex.exceptionError?.error;
+    frame.gasUsed = ex.executionGasUsed;
+    if (ex.returnValue.length > 0) frame.output = ex.returnValue;
+    if (frame.type === 'CREATE' || frame.type === 'CREATE2') {
+      frame.to = error === undefined && r.createdAddress ? (r.createdAddress.toString().toLowerCase() as Hex) : undefined;
+      if (error === undefined) frame.output = undefined;
+    }
+    if (error === 'revert') {
+      frame.error = 'execution reverted';
+    } else if (error !== undefined) {
+      frame.error = haltDescription(error, this.ops.get(this.stack.length + 1)?.code);
+      frame.output = undefined;
+    }
+    const parent = this.stack[this.stack.length - 1];
+    (parent ? parent.calls : this.children).push(frame);
+  }
+
+  root(r: {
+    isCreate: boolean;
+    from: Hex;
+    to?: Hex;
+    value: bigint;
+    gas: bigint;
+    gasUsed: bigint;
+    input: Uint8Array;
+    output: Uint8Array;
+    error?: string;
+    revertData?: Uint8Array;
+  }): CallFrame {
+    const frame: CallFrame = {
+      type: r.isCreate ? 'CREATE' : 'CALL',
+      from: r.from,
+      to: r.to,
+      value: r.value,
+      gas: r.gas,
+      gasUsed: r.gasUsed,
+      input: r.input,
+      calls: this.children,
+    };
+    if (r.output.length > 0 && r.error === undefined) frame.output = r.output;
+    if (r.error !== undefined) {
+      frame.error = r.error;
+      if (r.revertData && r.revertData.length > 0) {
+        if (r.isCreate) frame.revertReason = r.revertData;
+        else frame.output = r.revertData;
+      }
+    }
+    return frame;
+  }
+}
+
+/** Besu CallTracerResult JSON (property order of its @JsonPropertyOrder; absent fields omitted). */
+export function formatCallFrame(f: CallFrame, decodeReason: (hex: string) => string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = { from: f.from, gas: `0x${f.gas.toString(16)}`, gasUsed: `0x${f.gasUsed.toString(16)}` };
+  if (f.to !== undefined) out.to = f.to;
+  out.input = bytesToHex(f.input);
+  if (f.output !== undefined) out.output = bytesToHex(f.output);
+  if (f.error !== undefined) out.error = f.error;
+  if (f.error === 'execution reverted') {
+    const reason = f.output ? decodeReason(bytesToHex(f.output)) : f.revertReason ? decodeReason(bytesToHex(f.revertReason)) : undefined;
+    if (reason !== undefined && reason !== 'ABI decode error') out.revertReason = reason;
+    else if (f.revertReason) out.revertReason = bytesToHex(f.revertReason);
+  }
+  if (f.calls.length > 0) out.calls = f.calls.map((c) => formatCallFrame(c, decodeReason));
+  if (f.value !== undefined) out.value = `0x${f.value.toString(16)}`;
+  out.type = f.type;
+  return out;
+}
+

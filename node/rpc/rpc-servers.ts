@@ -1,0 +1,61 @@
+/**
+ * Starts the JSON-RPC endpoints a node's options ask for: HTTP (with /liveness and /readiness),
+ * WebSocket and IPC, each with its own dispatcher and enabled API groups, over one method registry.
+ */
+import { Dispatcher } from './dispatcher.ts';
+import { parseApiList, type MethodRegistry } from './registry.ts';
+import { startHttpRpc, type HealthSource } from './transports/http.ts';
+import { startWsRpc } from './transports/ws.ts';
+import { startIpcRpc } from './transports/ipc.ts';
+
+export interface RpcServersOptions {
+  registry: MethodRegistry;
+  http?: { host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number };
+  ws?: { host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number };
+  ipc?: { path: string; apis: string[] };
+  hostAllowlist: string[];
+  health: HealthSource;
+  /** A connection (ws/ipc) closed: drop its subscriptions. */
+  onConnectionClosed?: (connectionId: string) => void;
+  onError?: (error: unknown) => void;
+}
+
+export interface RpcServers {
+  httpPort?: number;
+  wsPort?: number;
+  ipcPath?: string;
+  close(): Promise<void>;
+}
+
+export async function startRpcServers(o: RpcServersOptions): Promise<RpcServers> {
+  const closers: Array<() => Promise<void>> = [];
+  const servers: RpcServers = {
+    close: async () => {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+  try {
+    if (o.http) {
+      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.http.apis, { option: '--rpc-http-api' })), maxBatchSize: o.http.maxBatchSize, transport: 'http' });
+      const http = await startHttpRpc({ ...o.http, dispatcher, hostAllowlist: o.hostAllowlist, health: o.health, onError: o.onError });
+      closers.push(() => http.close());
+      servers.httpPort = http.port;
+    }
+    if (o.ws) {
+      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ws.apis, { option: '--rpc-ws-api' })), maxBatchSize: 0, transport: 'ws' });
+      const ws = await startWsRpc({ ...o.ws, dispatcher, hostAllowlist: o.hostAllowlist, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
+      closers.push(() => ws.close());
+      servers.wsPort = ws.port;
+    }
+    if (o.ipc) {
+      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ipc.apis, { option: '--Xrpc-ipc-api' })), maxBatchSize: 0, transport: 'ipc' });
+      const ipc = await startIpcRpc({ path: o.ipc.path, dispatcher, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
+      closers.push(() => ipc.close());
+      servers.ipcPath = ipc.path;
+    }
+  } catch (err) {
+    await servers.close();
+    throw err;
+  }
+  return servers;
+}

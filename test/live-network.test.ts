@@ -1,0 +1,68 @@
+/** The live network end to end: real clock, LevelDB stores, JSON-RPC over HTTP and WebSocket. */
+import test from 'ava';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { startNetwork, type RunningNetwork } from '../cli/network-command.ts';
+import { BESU_TEST_ACCOUNTS } from '../sim/keys.ts';
+import { bytesToHex } from '../node/crypto/bytes.ts';
+
+async function rpc(port: number, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
+  return body.result;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test.serial('a 4-validator network makes blocks, takes a transaction, answers over HTTP and WebSocket, and resumes after a restart', async (t) => {
+  const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-net-'));
+  let net: RunningNetwork | undefined = await startNetwork({ validators: '4', 'data-path': dataPath, 'base-port': '0' }, Date.now());
+  try {
+    const port = net.httpPorts[0];
+    await until('height 2', async () => (BigInt(await rpc(port, 'eth_blockNumber')) >= 2n ? true : undefined));
+    t.is(await rpc(port, 'eth_chainId'), '0x539');
+    const validators = await rpc(net.httpPorts[1], 'qbft_getValidatorsByBlockNumber', ['latest']);
+    t.deepEqual(validators, net.nodes.map((l) => l.node.address).sort());
+
+    const [from, to] = BESU_TEST_ACCOUNTS;
+    const nonce = BigInt(await rpc(port, 'eth_getTransactionCount', [from.address, 'pending']));
+    const tx = createFeeMarket1559Tx({ nonce, to: to.address, value: 12345n, gasLimit: 21000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, chainId: 1337n }, { common: net.nodes[0].node.common }).sign(from.privateKey);
+    const hash = await rpc(port, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
+    t.is(hash, bytesToHex(tx.hash()));
+    const receipt = await until('the receipt', async () => (await rpc(net!.httpPorts[2], 'eth_getTransactionReceipt', [hash])) ?? undefined);
+    t.is(receipt.status, '0x1');
+
+    const ws = new WebSocket(`ws://127.0.0.1:${net.wsPorts[3]}`);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const reply = new Promise<any>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] }));
+    t.regex((await reply).result, /^0x[0-9a-f]+$/);
+    ws.close();
+
+    const health = await fetch(`http://127.0.0.1:${port}/liveness`);
+    t.is(health.status, 200);
+
+    const before = Number(BigInt(await rpc(port, 'eth_blockNumber')));
+    await net.close();
+    net = undefined;
+    net = await startNetwork({ validators: '4', 'data-path': dataPath, 'base-port': '0' }, Date.now());
+    const resumed = Number(BigInt(await rpc(net.httpPorts[0], 'eth_blockNumber')));
+    t.true(resumed >= before, `resumed at ${resumed}, was ${before}`);
+    t.deepEqual(await rpc(net.httpPorts[0], 'eth_getTransactionReceipt', [hash]).then((r) => r.status), '0x1');
+    await until('a new block after the restart', async () => (Number(BigInt(await rpc(net!.httpPorts[0], 'eth_blockNumber'))) > resumed ? true : undefined));
+  } finally {
+    await net?.close();
+  }
+});
