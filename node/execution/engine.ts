@@ -24,6 +24,7 @@
  * Supported forks: Frontier..Cancun. Prague and later (EIP-7685 requests) are refused with
  * UNSUPPORTED_FORK. Blob transactions are not accepted (QBFT networks carry no blobs).
  */
+import { Mutex } from '../collections/mutex.ts';
 import { Block, BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
@@ -195,18 +196,6 @@ export function computeBaseFee(parentBaseFee: bigint, parentGasUsed: bigint, par
   return parentBaseFee - delta;
 }
 
-/** Serializes async work on one VM: FIFO, deterministic. */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
-  }
-}
 
 /** The EVM's `blockchain`: answers BLOCKHASH with QBFT hashes. */
 class HashLookupChain {

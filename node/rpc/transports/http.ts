@@ -40,6 +40,7 @@
  * request to the hono app. All responses are written on the raw Node response so that headers
  * are exactly Besu's (@hono/node-server would add a default Content-Type).
  */
+import { listenOn } from './listen.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Hono, type Context } from 'hono';
@@ -457,15 +458,7 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
     s.once('close', () => sockets.delete(s));
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onListenError = (e: Error): void => reject(new Error(`Failed to bind Ethereum JSON-RPC listener to ${opts.host}:${opts.port}: ${e.message}`));
-    server.once('error', onListenError);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', onListenError);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, opts.host, opts.port, 'Ethereum JSON-RPC');
 
   let closing: Promise<void> | undefined;
   return {

@@ -21,6 +21,7 @@
  *   "result":<result>}}` as a text message to the subscribing connection.
  * - When a connection closes, its subscriptions go (here: `onConnectionClosed(connectionId)`).
  */
+import { listenOn } from './listen.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -253,15 +254,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     );
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onListenError = (e: Error): void => reject(new Error(`Failed to bind Websocket listener to ${opts.host}:${opts.port}: ${e.message}`));
-    server.once('error', onListenError);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', onListenError);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOn(server, opts.host, opts.port, 'Websocket');
 
   let closing: Promise<void> | undefined;
   return {

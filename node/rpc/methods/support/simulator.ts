@@ -17,6 +17,7 @@
  * Re-execution of mined transactions (for tracing) applies the block's earlier transactions with
  * the same rules as the engine (runTx), then traces the wanted one.
  */
+import { Mutex } from '../../../collections/mutex.ts';
 import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
@@ -173,18 +174,6 @@ export function haltDescription(error: string, opcode?: number): string {
   }
 }
 
-/** Serializes work on the simulator's VM (FIFO, deterministic). */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
-  }
-}
 
 export class TransactionSimulator {
   private vm?: VM;
