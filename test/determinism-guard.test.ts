@@ -3,7 +3,7 @@
  * outside the live runtime, the CLI entry points and the benchmark helpers.
  */
 import test from 'ava';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,7 +58,7 @@ export function findViolations(rel: string, source: string): string[] {
 }
 
 test('no wall clock, real timers or OS randomness outside the live runtime', (t) => {
-  const files = ['node', 'sim', 'scenarios', 'reports', 'cli'].flatMap((d) => sourceFiles(join(root, d)));
+  const files = ['node', 'sim', 'scenarios', 'reports', 'cli'].filter((d) => existsSync(join(root, d))).flatMap((d) => sourceFiles(join(root, d)));
   t.true(files.length > 10, 'the scan found the source tree');
   const violations = files.flatMap((f) => findViolations(relative(root, f), readFileSync(f, 'utf8')));
   t.deepEqual(violations, []);
