@@ -14,8 +14,6 @@ import { LiveLog } from '../node/runtime/live-log.ts';
 import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { UsageError } from '../node/cli/usage-error.ts';
-import { NodeApi } from '../node/rpc/node-api.ts';
-import { allMethods } from '../node/rpc/methods/index.ts';
 import { buildSimGenesis } from '../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
 import type { Io } from './main.ts';
@@ -96,7 +94,6 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
         genesis,
         privateKey: keys[i].privateKey,
         transport: hub.attach(name, { address: keys[i].address }),
-        methods: (node) => allMethods(new NodeApi(node)),
         log: new LiveLog({ name, level: 'warn' }),
       });
       nodes.push(live);

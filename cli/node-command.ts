@@ -1,13 +1,11 @@
 /** `qbft-lab node`: one live node with Besu's option names, serving until SIGINT or SIGTERM. */
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { startLiveNode } from '../node/cli/live-node.ts';
-import { NodeApi } from '../node/rpc/node-api.ts';
-import { allMethods } from '../node/rpc/methods/index.ts';
 import type { Io } from './main.ts';
 
 export async function nodeCommand(args: string[], io: Io): Promise<number> {
   const opts = parseNodeOptions(args);
-  const live = await startLiveNode(opts, { methods: (node) => allMethods(new NodeApi(node, { networkId: opts.networkId })), p2pEnabled: false });
+  const live = await startLiveNode(opts, { rpc: { networkId: opts.networkId }, p2pEnabled: false });
   const { servers, node } = live;
   io.out(`qbft-lab node ${node.address} at height ${node.chain.head().number}`);
   if (servers.httpPort !== undefined) io.out(`  JSON-RPC HTTP  http://${opts.rpcHttp.host}:${servers.httpPort}`);

@@ -26,7 +26,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
   }
 }
 
-test.serial('a 4-validator network makes blocks, takes a transaction, answers over HTTP and WebSocket, and resumes after a restart', async (t) => {
+test.serial('a 4-validator network makes blocks, takes a transaction, answers over HTTP and WebSocket with newHeads pub/sub, and resumes after a restart', async (t) => {
   const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-net-'));
   let net: RunningNetwork | undefined = await startNetwork({ validators: '4', 'data-path': dataPath, 'base-port': '0' }, Date.now());
   try {
@@ -49,7 +49,26 @@ test.serial('a 4-validator network makes blocks, takes a transaction, answers ov
     const reply = new Promise<any>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] }));
     t.regex((await reply).result, /^0x[0-9a-f]+$/);
+    const heads: any[] = [];
+    let subscriptionId: string | undefined;
+    const subscribed = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data));
+        if (m.id === 8) {
+          subscriptionId = m.result;
+          resolve();
+        } else if (m.method === 'eth_subscription') heads.push(m.params);
+      }),
+    );
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'eth_subscribe', params: ['newHeads'] }));
+    await subscribed;
+    await until('two newHeads notifications', async () => (heads.length >= 2 ? true : undefined));
+    t.is(heads[0].subscription, subscriptionId);
+    t.is(BigInt(heads[1].result.number), BigInt(heads[0].result.number) + 1n);
+    t.regex(heads[0].result.hash, /^0x[0-9a-f]{64}$/);
     ws.close();
+    const overHttp = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'eth_subscribe', params: ['newHeads'] }) });
+    t.is(((await overHttp.json()) as any).error.code, -32604, 'pub/sub is not served over HTTP');
 
     const health = await fetch(`http://127.0.0.1:${port}/liveness`);
     t.is(health.status, 200);

@@ -15,7 +15,9 @@ import { LiveRandom } from '../runtime/live-random.ts';
 import { LevelStore } from '../runtime/live-store.ts';
 import { LiveLog } from '../runtime/live-log.ts';
 import { LoopbackNetwork } from '../runtime/live-loopback-network.ts';
-import { MethodRegistry, type RpcMethodSpec } from '../rpc/registry.ts';
+import { MethodRegistry } from '../rpc/registry.ts';
+import { createNodeRpc } from '../rpc/node-rpc.ts';
+import type { NodeApiOptions } from '../rpc/node-api.ts';
 import { startRpcServers, type RpcServers } from '../rpc/rpc-servers.ts';
 import { liveness, readiness } from '../rpc/transports/health.ts';
 import type { NodeOptions } from './node-options.ts';
@@ -33,8 +35,8 @@ export interface LiveNodeExtras {
   privateKey?: Uint8Array;
   /** The peer-to-peer transport; a node alone gets a loopback hub of its own. */
   transport?: Transport;
-  /** The JSON-RPC methods this node serves. */
-  methods?: (node: QbftNode) => RpcMethodSpec[];
+  /** Options of the JSON-RPC facade (network id and the like). */
+  rpc?: NodeApiOptions;
   log?: Log;
   p2pEnabled?: boolean;
 }
@@ -75,8 +77,9 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     },
     { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
   );
+  const rpc = createNodeRpc(node, extras.rpc);
   const registry = new MethodRegistry();
-  registry.registerAll(extras.methods?.(node) ?? []);
+  registry.registerAll(rpc.methods);
   const p2pEnabled = extras.p2pEnabled ?? true;
   let servers: RpcServers;
   try {
@@ -86,6 +89,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       ws: opts.rpcWs.enabled ? opts.rpcWs : undefined,
       ipc: opts.ipc.enabled ? opts.ipc : undefined,
       hostAllowlist: opts.hostAllowlist,
+      onConnectionClosed: (id) => rpc.connectionClosed(id),
       health: {
         liveness,
         readiness: (query) => {
@@ -103,6 +107,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       onError: (error) => log.log('error', 'JSON-RPC server error', { error: String(error) }),
     });
   } catch (err) {
+    rpc.close();
     node.stop();
     timers.cancelAll();
     await store.close();
@@ -113,6 +118,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     servers,
     async close() {
       await servers.close();
+      rpc.close();
       node.stop();
       timers.cancelAll();
       ownNetwork?.close();

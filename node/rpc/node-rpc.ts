@@ -1,0 +1,25 @@
+/** Everything a node serves over JSON-RPC: the methods of every group and the pub/sub manager. */
+import type { QbftNode } from '../node.ts';
+import { NodeApi, type NodeApiOptions } from './node-api.ts';
+import { allMethods } from './methods/index.ts';
+import { SubscriptionManager } from './pubsub/subscriptions.ts';
+import type { RpcMethodSpec } from './registry.ts';
+
+export interface NodeRpc {
+  api: NodeApi;
+  methods: RpcMethodSpec[];
+  /** A WebSocket or IPC connection closed: its subscriptions go with it. */
+  connectionClosed(connectionId: string): void;
+  close(): void;
+}
+
+export function createNodeRpc(node: QbftNode, opts: NodeApiOptions = {}): NodeRpc {
+  const api = new NodeApi(node, opts);
+  const subscriptions = new SubscriptionManager(api, () => node.runtime.random.next());
+  return {
+    api,
+    methods: [...allMethods(api), ...subscriptions.methods()],
+    connectionClosed: (id) => subscriptions.connectionClosed(id),
+    close: () => subscriptions.close(),
+  };
+}
