@@ -51,7 +51,7 @@ export class ValidatorSets {
     private readonly schedule: QbftForkSchedule,
     genesisValidators: Hex[],
     epochLength: number,
-    private readonly lookup: (hash: Hex) => ChainEntry | undefined,
+    lookup: (hash: Hex) => ChainEntry | undefined,
     private readonly caller: ContractCaller,
   ) {
     this.headerMode = new BlockHeaderValidators({

@@ -16,7 +16,6 @@ import type { CustomCrypto } from '@ethereumjs/common';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { keccak256 as projectKeccak256 } from './keccak.ts';
 
 /** keccak-256 as node/crypto/keccak.ts provides it (native sponge, native API or noble). */

@@ -39,7 +39,7 @@ import {
 } from './eth-messages.ts';
 import { serveBlockBodies, serveBlockHeaders } from './eth-server.ts';
 import { forkIdOf } from './fork-id.ts';
-import { SyncPeers, type SyncPeer } from './sync-peers.ts';
+import { SyncPeers } from './sync-peers.ts';
 
 export type { BlockSink, ChainView, ImportResult } from './chain-view.ts';
 

@@ -6,9 +6,7 @@
 import { blockFromValues } from '../chain/block-hashing.ts';
 import {
   Block,
-  createBlockFromBytesArray,
   createBlockHeaderFromBytesArray,
-  type BlockBytes,
   type BlockHeader,
 } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';

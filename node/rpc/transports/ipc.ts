@@ -19,9 +19,10 @@
  * answered -32700 at once and skipped to its end without being kept. A connection's values are
  * answered in order; reading pauses while too many wait.
  */
+import { connectionNotifier } from './notifier.ts';
 import { lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { formatErrorType, subscriptionNotificationJson, type Dispatcher, type RpcContext } from '../dispatcher.ts';
+import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
 
 export const DEFAULT_IPC_MAX_REQUEST_BYTES = 128 * 1024 * 1024;
 /** `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` */
@@ -219,16 +220,7 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
     const write = (line: string): void => {
       if (!closed && socket.writable) socket.write(line + '\n');
     };
-    const notify = (subscriptionId: string, result: unknown): void => {
-      let text: string;
-      try {
-        text = subscriptionNotificationJson(subscriptionId, result);
-      } catch (e) {
-        onError(e);
-        return;
-      }
-      write(text);
-    };
+    const notify = connectionNotifier(write, onError);
     const ctx: RpcContext = { transport: 'ipc', connectionId, notify };
     const framer = new JsonStreamFramer(maxRequestBytes);
     const queue: JsonFrame[] = [];

@@ -22,11 +22,12 @@
  * - When a connection closes, its subscriptions go (here: `onConnectionClosed(connectionId)`).
  */
 import { listenOn } from './listen.ts';
+import { connectionNotifier } from './notifier.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
-import { formatErrorType, subscriptionNotificationJson, type Dispatcher, type RpcContext } from '../dispatcher.ts';
+import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
 import { acceptsJson, bearerToken, DEFAULT_HOST_ALLOWLIST, HOST_NOT_AUTHORIZED_BODY, hostAllowed, type AuthOutcome, type AuthRequest, type PlainResponse } from './http.ts';
 
 export const DEFAULT_WS_MAX_FRAME_SIZE = 1024 * 1024;
@@ -123,16 +124,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
       }
       ws.send(text);
     };
-    const notify = (subscriptionId: string, result: unknown): void => {
-      let text: string;
-      try {
-        text = subscriptionNotificationJson(subscriptionId, result);
-      } catch (e) {
-        onError(e);
-        return;
-      }
-      send(text);
-    };
+    const notify = connectionNotifier(send, onError);
     const ctx: RpcContext = { transport: 'ws', connectionId, notify };
     if (permissions !== undefined) ctx.permissions = permissions;
 
