@@ -18,9 +18,10 @@ import { LoopbackNetwork } from '../runtime/live-loopback-network.ts';
 import { MethodRegistry } from '../rpc/registry.ts';
 import { createNodeRpc } from '../rpc/node-rpc.ts';
 import type { NodeApiOptions } from '../rpc/node-api.ts';
-import { startRpcServers, type RpcServers } from '../rpc/rpc-servers.ts';
+import { startRpcServers, type EndpointAuth, type RpcServers } from '../rpc/rpc-servers.ts';
 import { liveness, readiness } from '../rpc/transports/health.ts';
-import type { NodeOptions } from './node-options.ts';
+import type { AuthSettings, NodeOptions } from './node-options.ts';
+import { createAuthHook, type AuthOptions } from '../rpc/transports/authentication.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LiveNode {
@@ -56,6 +57,20 @@ export function loadOrCreateNodeKey(opts: NodeOptions): Uint8Array {
   return key;
 }
 
+async function endpointAuth(settings: AuthSettings): Promise<EndpointAuth | undefined> {
+  if (!settings.enabled) return undefined;
+  const hook = await createAuthHook({
+    credentialsFile: settings.credentialsFile,
+    jwtPublicKeyFile: settings.jwtPublicKeyFile,
+    algorithm: settings.algorithm as AuthOptions['algorithm'],
+    nowSeconds: () => Math.floor(Date.now() / 1000),
+    methodsNoAuth: settings.methodsNoAuth,
+    // Besu goes on without a user when a token does not verify; each method then answers -40100.
+    invalidToken: 'empty',
+  });
+  return { hook, methodsNoAuth: settings.methodsNoAuth };
+}
+
 export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNode> {
   const genesis = extras.genesis ?? (opts.genesisFile ? loadGenesisFile(opts.genesisFile) : undefined);
   if (!genesis) throw new UsageError('--genesis-file is required');
@@ -85,8 +100,8 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   try {
     servers = await startRpcServers({
       registry,
-      http: opts.rpcHttp.enabled ? opts.rpcHttp : undefined,
-      ws: opts.rpcWs.enabled ? opts.rpcWs : undefined,
+      http: opts.rpcHttp.enabled ? { ...opts.rpcHttp, auth: await endpointAuth(opts.rpcHttp.auth) } : undefined,
+      ws: opts.rpcWs.enabled ? { ...opts.rpcWs, auth: await endpointAuth(opts.rpcWs.auth) } : undefined,
       ipc: opts.ipc.enabled ? opts.ipc : undefined,
       hostAllowlist: opts.hostAllowlist,
       onConnectionClosed: (id) => rpc.connectionClosed(id),

@@ -31,12 +31,22 @@ export const NODE_OPTIONS = {
   'rpc-http-max-batch-size': { kind: 'int', default: 1024 },
   'rpc-http-max-request-content-length': { kind: 'int', default: 128 * 1024 * 1024 },
   'rpc-http-max-active-connections': { kind: 'int', default: 80 },
+  'rpc-http-authentication-enabled': { kind: 'boolean', default: false },
+  'rpc-http-authentication-credentials-file': { kind: 'string' },
+  'rpc-http-authentication-jwt-public-key-file': { kind: 'string' },
+  'rpc-http-authentication-jwt-algorithm': { kind: 'string', default: 'RS256' },
+  'rpc-http-api-methods-no-auth': { kind: 'list', default: [] },
   'rpc-ws-enabled': { kind: 'boolean', default: false },
   'rpc-ws-host': { kind: 'string', default: '127.0.0.1' },
   'rpc-ws-port': { kind: 'int', default: 8546 },
   'rpc-ws-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
   'rpc-ws-max-frame-size': { kind: 'int', default: 1024 * 1024 },
   'rpc-ws-max-active-connections': { kind: 'int', default: 80 },
+  'rpc-ws-authentication-enabled': { kind: 'boolean', default: false },
+  'rpc-ws-authentication-credentials-file': { kind: 'string' },
+  'rpc-ws-authentication-jwt-public-key-file': { kind: 'string' },
+  'rpc-ws-authentication-jwt-algorithm': { kind: 'string', default: 'RS256' },
+  'rpc-ws-api-methods-no-auth': { kind: 'list', default: [] },
   'Xrpc-ipc-enabled': { kind: 'boolean', default: false },
   'Xrpc-ipc-path': { kind: 'string' },
   'Xrpc-ipc-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
@@ -46,6 +56,14 @@ export const NODE_OPTIONS = {
 
 export type NodeOptionName = keyof typeof NODE_OPTIONS;
 
+export interface AuthSettings {
+  enabled: boolean;
+  credentialsFile?: string;
+  jwtPublicKeyFile?: string;
+  algorithm: string;
+  methodsNoAuth: string[];
+}
+
 export interface NodeOptions {
   genesisFile?: string;
   dataPath: string;
@@ -53,8 +71,8 @@ export interface NodeOptions {
   networkId?: bigint;
   minGasPrice: bigint;
   minerExtraData?: string;
-  rpcHttp: { enabled: boolean; host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number };
-  rpcWs: { enabled: boolean; host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number };
+  rpcHttp: { enabled: boolean; host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number; auth: AuthSettings };
+  rpcWs: { enabled: boolean; host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; auth: AuthSettings };
   ipc: { enabled: boolean; path: string; apis: string[] };
   hostAllowlist: string[];
   earlyRoundChange: boolean;
@@ -122,6 +140,20 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   for (const [name, value] of Object.entries(values)) cli[name as NodeOptionName] = coerce(name as NodeOptionName, value, '');
   const file = typeof cli['config-file'] === 'string' ? fromConfigFile(cli['config-file']) : {};
   const get = <T>(name: NodeOptionName): T => (cli[name] ?? file[name] ?? (NODE_OPTIONS[name] as OptionSpec).default) as T;
+  const authSettings = (prefix: 'rpc-http' | 'rpc-ws'): AuthSettings => {
+    const settings: AuthSettings = {
+      enabled: get<boolean>(`${prefix}-authentication-enabled` as NodeOptionName),
+      credentialsFile: get<string | undefined>(`${prefix}-authentication-credentials-file` as NodeOptionName),
+      jwtPublicKeyFile: get<string | undefined>(`${prefix}-authentication-jwt-public-key-file` as NodeOptionName),
+      algorithm: get<string>(`${prefix}-authentication-jwt-algorithm` as NodeOptionName).toUpperCase(),
+      methodsNoAuth: get<string[]>(`${prefix}-api-methods-no-auth` as NodeOptionName),
+    };
+    if (settings.enabled && !settings.credentialsFile && !settings.jwtPublicKeyFile)
+      throw new UsageError(`Unable to authenticate JSON-RPC ${prefix === 'rpc-http' ? 'HTTP' : 'WebSocket'} endpoint without a supplied credentials file or authentication public key file`);
+    if (!['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'HS256'].includes(settings.algorithm))
+      throw new UsageError(`Invalid value for option '--${prefix}-authentication-jwt-algorithm': '${settings.algorithm}'`);
+    return settings;
+  };
   const dataPath = get<string>('data-path');
   const networkId = get<string | undefined>('network-id');
   const minGasPrice = get<string>('min-gas-price');
@@ -143,6 +175,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       maxBatchSize: get('rpc-http-max-batch-size'),
       maxRequestBytes: get('rpc-http-max-request-content-length'),
       maxActiveConnections: get('rpc-http-max-active-connections'),
+      auth: authSettings('rpc-http'),
     },
     rpcWs: {
       enabled: get('rpc-ws-enabled'),
@@ -151,6 +184,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       apis: get<string[]>('rpc-ws-api').map((a) => a.toUpperCase()),
       maxFrameSize: get('rpc-ws-max-frame-size'),
       maxActiveConnections: get('rpc-ws-max-active-connections'),
+      auth: authSettings('rpc-ws'),
     },
     ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: get<string[]>('Xrpc-ipc-api').map((a) => a.toUpperCase()) },
     hostAllowlist: get('host-allowlist'),

@@ -4,14 +4,20 @@
  */
 import { Dispatcher } from './dispatcher.ts';
 import { parseApiList, type MethodRegistry } from './registry.ts';
-import { startHttpRpc, type HealthSource } from './transports/http.ts';
+import { startHttpRpc, type HealthSource, type HttpAuthHook } from './transports/http.ts';
 import { startWsRpc } from './transports/ws.ts';
 import { startIpcRpc } from './transports/ipc.ts';
 
+/** Authentication of one endpoint: the hook checking tokens and serving /login, and the methods open to anyone. */
+export interface EndpointAuth {
+  hook: HttpAuthHook;
+  methodsNoAuth: string[];
+}
+
 export interface RpcServersOptions {
   registry: MethodRegistry;
-  http?: { host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number };
-  ws?: { host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number };
+  http?: { host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number; auth?: EndpointAuth };
+  ws?: { host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; auth?: EndpointAuth };
   ipc?: { path: string; apis: string[] };
   hostAllowlist: string[];
   health: HealthSource;
@@ -36,14 +42,30 @@ export async function startRpcServers(o: RpcServersOptions): Promise<RpcServers>
   };
   try {
     if (o.http) {
-      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.http.apis, { option: '--rpc-http-api' })), maxBatchSize: o.http.maxBatchSize, transport: 'http' });
-      const http = await startHttpRpc({ ...o.http, dispatcher, hostAllowlist: o.hostAllowlist, health: o.health, onError: o.onError });
+      const { auth, ...http0 } = o.http;
+      const dispatcher = new Dispatcher({
+        registry: o.registry,
+        enabledApis: new Set(parseApiList(o.http.apis, { option: '--rpc-http-api' })),
+        maxBatchSize: o.http.maxBatchSize,
+        transport: 'http',
+        authEnabled: auth !== undefined,
+        methodsNoAuth: new Set(auth?.methodsNoAuth ?? []),
+      });
+      const http = await startHttpRpc({ ...http0, dispatcher, hostAllowlist: o.hostAllowlist, health: o.health, auth: auth?.hook, onError: o.onError });
       closers.push(() => http.close());
       servers.httpPort = http.port;
     }
     if (o.ws) {
-      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ws.apis, { option: '--rpc-ws-api' })), maxBatchSize: 0, transport: 'ws' });
-      const ws = await startWsRpc({ ...o.ws, dispatcher, hostAllowlist: o.hostAllowlist, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
+      const { auth, ...ws0 } = o.ws;
+      const dispatcher = new Dispatcher({
+        registry: o.registry,
+        enabledApis: new Set(parseApiList(o.ws.apis, { option: '--rpc-ws-api' })),
+        maxBatchSize: 0,
+        transport: 'ws',
+        authEnabled: auth !== undefined,
+        methodsNoAuth: new Set(auth?.methodsNoAuth ?? []),
+      });
+      const ws = await startWsRpc({ ...ws0, dispatcher, hostAllowlist: o.hostAllowlist, auth: auth?.hook, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
       closers.push(() => ws.close());
       servers.wsPort = ws.port;
     }
