@@ -7,10 +7,12 @@ export default {
   validators: 4,
   observers: 1,
   durationMs: 30_000,
-  steps: [{ atMs: 500, do: 'vote', nodes: ['v0', 'v1', 'v2', 'v3'], subject: 'o0', add: true }],
+  // Votes are queued the way an operator does it: qbft_proposeValidatorVote over JSON-RPC.
+  steps: ['v0', 'v1', 'v2', 'v3'].map((node) => ({ atMs: 500, do: 'rpc' as const, node, method: 'qbft_proposeValidatorVote', params: ['o0', true] })),
   expect: [
     { kind: 'validators-at', block: 3, validators: ['v0', 'v1', 'v2', 'v3'] },
     { kind: 'validators-at', block: 4, validators: ['v0', 'v1', 'v2', 'v3', 'o0'] },
+    { kind: 'trace-event', event: 'rpc-call', min: 4 },
     { kind: 'min-height', height: 25 },
     { kind: 'no-fork' },
   ],

@@ -15,6 +15,7 @@ import { SIM_START_TIME_MS, World, type WorldNodeSpec } from './world.ts';
 import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts';
 import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
+import { rpcClientFor } from './node-rpc-client.ts';
 
 export interface NodeReport {
   name: string;
@@ -237,6 +238,21 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         break;
       case 'partition': world.partition(st.groups); break;
       case 'heal': world.heal(); break;
+      case 'rpc': {
+        const node = world.get(st.node).node;
+        if (!node) {
+          world.fail(`rpc ${st.method}: ${st.node} is not running`);
+          break;
+        }
+        // Names of nodes in address parameters are resolved, so scenarios can say 'o0'.
+        const params = (st.params ?? []).map((p) => (typeof p === 'string' && names.has(p) ? addressOf(names, p) : p));
+        try {
+          await rpcClientFor(node, (e) => world.trace.record(world.kernel.nowMs(), st.node, e)).request(st.method, params);
+        } catch (err) {
+          world.fail(`rpc ${st.method} on ${st.node}: ${(err as Error).message}`);
+        }
+        break;
+      }
       case 'pause': world.pause(st.node); break;
       case 'resume': await world.resume(st.node); break;
       case 'clog': world.clog(st.from, st.to); break;
@@ -275,7 +291,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   };
 
   await world.startAll();
-  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer').reduce((m, st) => Math.max(m, st.atMs), 0);
+  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer' && st.do !== 'rpc').reduce((m, st) => Math.max(m, st.atMs), 0);
   const sampleTimes = new Set<number>([lastFaultMs]);
   for (const e of s.expect) {
     if (e.kind === 'height-by') sampleTimes.add(e.atMs);

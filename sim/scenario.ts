@@ -43,6 +43,7 @@ export type Step = { atMs: number } & (
   | { do: 'skew'; node: string; ms: number }
   | { do: 'vote'; nodes: string[]; subject: string; add: boolean }
   | { do: 'discard-vote'; nodes: string[]; subject: string }
+  | { do: 'rpc'; node: string; method: string; params?: unknown[] }
   | { do: 'transfer'; count: number; fromAccount?: number; valueWei?: string; node?: string; to?: 'logger' | string }
 );
 
@@ -93,7 +94,7 @@ export interface Scenario {
   expect: Expectation[];
 }
 
-const STEP_KINDS = new Set(['crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
+const STEP_KINDS = new Set(['rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
 const EXPECT_KINDS = new Set([
   'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
   'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included', 'no-progress-between',
