@@ -47,6 +47,9 @@ export const NODE_OPTIONS = {
   'rpc-ws-authentication-jwt-public-key-file': { kind: 'string' },
   'rpc-ws-authentication-jwt-algorithm': { kind: 'string', default: 'RS256' },
   'rpc-ws-api-methods-no-auth': { kind: 'list', default: [] },
+  'graphql-http-enabled': { kind: 'boolean', default: false },
+  'graphql-http-host': { kind: 'string', default: '127.0.0.1' },
+  'graphql-http-port': { kind: 'int', default: 8547 },
   'Xrpc-ipc-enabled': { kind: 'boolean', default: false },
   'Xrpc-ipc-path': { kind: 'string' },
   'Xrpc-ipc-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
@@ -74,6 +77,7 @@ export interface NodeOptions {
   rpcHttp: { enabled: boolean; host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number; auth: AuthSettings };
   rpcWs: { enabled: boolean; host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; auth: AuthSettings };
   ipc: { enabled: boolean; path: string; apis: string[] };
+  graphql: { enabled: boolean; host: string; port: number };
   hostAllowlist: string[];
   earlyRoundChange: boolean;
 }
@@ -187,6 +191,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       auth: authSettings('rpc-ws'),
     },
     ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: get<string[]>('Xrpc-ipc-api').map((a) => a.toUpperCase()) },
+    graphql: { enabled: get('graphql-http-enabled'), host: get('graphql-http-host'), port: get('graphql-http-port') },
     hostAllowlist: get('host-allowlist'),
     earlyRoundChange: get('Xqbft-enable-early-round-change'),
   };
