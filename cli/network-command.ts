@@ -33,6 +33,7 @@ export interface RunningNetwork {
   nodes: LiveNode[];
   httpPorts: number[];
   wsPorts: number[];
+  graphqlPorts: number[];
   close(): Promise<void>;
 }
 
@@ -86,6 +87,7 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
         '--data-path', dir,
         '--rpc-http-enabled', '--rpc-http-port', String(port(0)), '--rpc-http-api', apis,
         '--rpc-ws-enabled', '--rpc-ws-port', String(port(1)), '--rpc-ws-api', apis,
+        '--graphql-http-enabled', '--graphql-http-port', String(port(2)),
         '--host-allowlist', '*', '--rpc-http-cors-origins', '*',
         '--min-gas-price', '0',
       ]);
@@ -102,12 +104,20 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     await close();
     throw err;
   }
-  return { nodes, httpPorts: nodes.map((l) => l.servers.httpPort ?? 0), wsPorts: nodes.map((l) => l.servers.wsPort ?? 0), close };
+  return {
+    nodes,
+    httpPorts: nodes.map((l) => l.servers.httpPort ?? 0),
+    wsPorts: nodes.map((l) => l.servers.wsPort ?? 0),
+    graphqlPorts: nodes.map((l) => l.graphqlPort ?? 0),
+    close,
+  };
 }
 
 export function describeNetwork(net: RunningNetwork): string {
   const lines = ['qbft-lab network: QBFT validators on the real clock', ''];
-  net.nodes.forEach((l, i) => lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}`));
+  net.nodes.forEach((l, i) =>
+    lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql`),
+  );
   lines.push('', "Funded accounts (Besu's public development keys; never use them on a real network):");
   for (const a of BESU_TEST_ACCOUNTS) lines.push(`  ${a.address}  0x${Buffer.from(a.privateKey).toString('hex')}`);
   return lines.join('\n');

@@ -26,7 +26,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
   }
 }
 
-test.serial('a 4-validator network makes blocks, takes a transaction, answers over HTTP and WebSocket with newHeads pub/sub, and resumes after a restart', async (t) => {
+test.serial('a 4-validator network makes blocks, takes a transaction, answers over HTTP, WebSocket (newHeads pub/sub) and GraphQL, and resumes after a restart', async (t) => {
   const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-net-'));
   let net: RunningNetwork | undefined = await startNetwork({ validators: '4', 'data-path': dataPath, 'base-port': '0' }, Date.now());
   try {
@@ -70,6 +70,11 @@ test.serial('a 4-validator network makes blocks, takes a transaction, answers ov
     const overHttp = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'eth_subscribe', params: ['newHeads'] }) });
     t.is(((await overHttp.json()) as any).error.code, -32604, 'pub/sub is not served over HTTP');
 
+    const gql = await fetch(`http://127.0.0.1:${net.graphqlPorts[0]}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ transaction(hash: "${hash}") { status block { number } } chainID }` }) });
+    t.is(gql.status, 200);
+    const gqlBody = (await gql.json()) as any;
+    t.is(gqlBody.data.transaction.status, '0x1');
+    t.is(gqlBody.data.chainID, '0x539');
     const health = await fetch(`http://127.0.0.1:${port}/liveness`);
     t.is(health.status, 200);
 

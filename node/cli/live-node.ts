@@ -20,6 +20,8 @@ import { createNodeRpc } from '../rpc/node-rpc.ts';
 import type { NodeApiOptions } from '../rpc/node-api.ts';
 import { startRpcServers, type EndpointAuth, type RpcServers } from '../rpc/rpc-servers.ts';
 import { liveness, readiness } from '../rpc/transports/health.ts';
+import { startGraphqlHttp, type GraphqlHttpServer } from '../rpc/transports/graphql-http.ts';
+import { createGraphqlHandler } from '../rpc/graphql/handler.ts';
 import type { AuthSettings, NodeOptions } from './node-options.ts';
 import { createAuthHook, type AuthOptions } from '../rpc/transports/authentication.ts';
 import { UsageError } from './usage-error.ts';
@@ -27,6 +29,7 @@ import { UsageError } from './usage-error.ts';
 export interface LiveNode {
   node: QbftNode;
   servers: RpcServers;
+  graphqlPort?: number;
   close(): Promise<void>;
 }
 
@@ -128,10 +131,31 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     await store.close();
     throw err;
   }
+  let graphql: GraphqlHttpServer | undefined;
+  if (opts.graphql.enabled) {
+    try {
+      graphql = await startGraphqlHttp({
+        host: opts.graphql.host,
+        port: opts.graphql.port,
+        hostAllowlist: opts.hostAllowlist,
+        handle: createGraphqlHandler(rpc.api),
+        onError: (error) => log.log('error', 'GraphQL server error', { error: String(error) }),
+      });
+    } catch (err) {
+      await servers.close();
+      rpc.close();
+      node.stop();
+      timers.cancelAll();
+      await store.close();
+      throw err;
+    }
+  }
   return {
     node,
     servers,
+    graphqlPort: graphql?.port,
     async close() {
+      await graphql?.close();
       await servers.close();
       rpc.close();
       node.stop();
