@@ -35,18 +35,9 @@ import { CALL_PARAMS, type CallRequest, type SimBlock } from '../methods/support
 import type { NodeApi } from '../node-api.ts';
 import type { TopicFilter } from '../params.ts';
 import { buildEthSchema } from './schema.ts';
+import type { GraphqlRequest, GraphqlResponse } from '../transports/graphql-http.ts';
 
-export interface GraphqlRequest {
-  method: 'GET' | 'POST';
-  contentType?: string;
-  body?: string;
-  query?: Record<string, string>;
-}
-export interface GraphqlResponse {
-  status: number;
-  body: string;
-  contentType: string;
-}
+export type { GraphqlRequest, GraphqlResponse };
 export interface GraphqlHandlerOptions {
   /** Besu --graphql-http-max-query-complexity... default 200: the number of selected fields. */
   maxQueryComplexity?: number;
