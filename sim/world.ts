@@ -119,9 +119,14 @@ export class World {
     return [...this.nodes.keys()];
   }
 
+  /** Address -> name of the first running node with that key; rebuilt only after a node starts or crashes. */
+  private book: Map<Hex, PeerId> | undefined;
+
   private addressBook(): Map<Hex, PeerId> {
+    if (this.book) return this.book;
     const book = new Map<Hex, PeerId>();
     for (const n of this.nodes.values()) if (n.status === 'up' && !book.has(n.key.address)) book.set(n.key.address, n.name);
+    this.book = book;
     return book;
   }
 
@@ -164,6 +169,7 @@ export class World {
       log: simLog(this.trace, kernel, name),
     };
     sim.status = 'up';
+    this.book = undefined;
     this.trace.record(kernel.nowMs(), name, { kind: 'node-started', wiped: opts.wipe === true });
     sim.node = await createNode(
       {
@@ -185,6 +191,7 @@ export class World {
     sim.node?.stop();
     sim.node = undefined;
     sim.status = 'crashed';
+    this.book = undefined;
     if (sim.pausedSinceMs !== undefined) {
       sim.pausedSinceMs = undefined;
       for (const other of this.names()) {
