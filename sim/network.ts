@@ -80,9 +80,11 @@ export interface VirtualNetworkOptions {
   copyBytes?: boolean;
   /**
    * Observer, called synchronously: {kind:'msg-sent'|'msg-delivered'|'msg-held', from, to, protocol,
-   * code, size}, {kind:'msg-dropped', from, to, protocol, code, reason}, {kind:'msg-duplicated',
-   * from, to, protocol, code}, {kind:'peer-connected'|'peer-disconnected', local, peer} (when the
-   * callback is actually made). No `node` or `t` fields, so events can go to the trace as they are.
+   * code, size, id}, {kind:'msg-dropped', from, to, protocol, code, reason, id}, {kind:'msg-duplicated',
+   * from, to, protocol, code, id}, {kind:'peer-connected'|'peer-disconnected', local, peer} (when the
+   * callback is actually made). `id` numbers sends from 1 on, so a delivery, hold or drop names the
+   * send it belongs to (a duplicate shares its original's id). No `node` or `t` fields, so events
+   * can go to the trace as they are.
    */
   onEvent?: (e: TraceEvent) => void;
 }
@@ -102,6 +104,8 @@ interface Packet {
   readonly protocol: WireMessage['protocol'];
   readonly code: number;
   readonly data: Uint8Array;
+  /** The send's number (1, 2, ...): the `id` of its trace events, which ties a delivery to its send. */
+  readonly id: number;
 }
 
 interface Link {
@@ -459,10 +463,10 @@ export class VirtualNetwork {
     return l.clogCalled || l.faults.clogged === true;
   }
 
-  private drop(from: PeerId, to: PeerId, protocol: string, code: number, reason: DropReason): void {
+  private drop(from: PeerId, to: PeerId, protocol: string, code: number, reason: DropReason, id: number): void {
     this.counters.dropped++;
     this.dropReasons.set(reason, (this.dropReasons.get(reason) ?? 0) + 1);
-    this.onEvent?.({ kind: 'msg-dropped', from, to, protocol, code, reason });
+    this.onEvent?.({ kind: 'msg-dropped', from, to, protocol, code, reason, id });
   }
 
   private send(src: Endpoint, gen: number, to: PeerId, message: WireMessage): void {
@@ -471,32 +475,32 @@ export class VirtualNetwork {
     }
     const from = src.id;
     const { protocol, code } = message;
-    this.counters.sent++;
-    this.onEvent?.({ kind: 'msg-sent', from, to, protocol, code, size: message.data.length });
-    if (src.gen !== gen) return this.drop(from, to, protocol, code, 'stale-transport');
-    if (!src.up) return this.drop(from, to, protocol, code, 'sender-down');
+    const id = ++this.counters.sent;
+    this.onEvent?.({ kind: 'msg-sent', from, to, protocol, code, size: message.data.length, id });
+    if (src.gen !== gen) return this.drop(from, to, protocol, code, 'stale-transport', id);
+    if (!src.up) return this.drop(from, to, protocol, code, 'sender-down', id);
     const dst = this.endpoints.get(to);
-    if (dst === undefined || to === from) return this.drop(from, to, protocol, code, 'unknown-peer');
-    if (!dst.up) return this.drop(from, to, protocol, code, 'peer-down');
-    if (!this.sameSide(from, to)) return this.drop(from, to, protocol, code, 'partitioned');
-    if (message.data.length > this.maxMessageBytes) return this.drop(from, to, protocol, code, 'too-large');
+    if (dst === undefined || to === from) return this.drop(from, to, protocol, code, 'unknown-peer', id);
+    if (!dst.up) return this.drop(from, to, protocol, code, 'peer-down', id);
+    if (!this.sameSide(from, to)) return this.drop(from, to, protocol, code, 'partitioned', id);
+    if (message.data.length > this.maxMessageBytes) return this.drop(from, to, protocol, code, 'too-large', id);
     const l = this.link(from, to);
     const f = l.faults;
-    if (f.loss !== undefined && this.random.chance(f.loss)) return this.drop(from, to, protocol, code, 'loss');
+    if (f.loss !== undefined && this.random.chance(f.loss)) return this.drop(from, to, protocol, code, 'loss', id);
     const dup = f.duplicate !== undefined && this.random.chance(f.duplicate);
-    this.enqueue(l, { from, to, fromGen: gen, toGen: dst.gen, protocol, code, data: this.copy(message.data) });
+    this.enqueue(l, { from, to, fromGen: gen, toGen: dst.gen, protocol, code, data: this.copy(message.data), id });
     if (dup) {
       this.counters.duplicated++;
-      this.onEvent?.({ kind: 'msg-duplicated', from, to, protocol, code });
-      this.enqueue(l, { from, to, fromGen: gen, toGen: dst.gen, protocol, code, data: this.copy(message.data) });
+      this.onEvent?.({ kind: 'msg-duplicated', from, to, protocol, code, id });
+      this.enqueue(l, { from, to, fromGen: gen, toGen: dst.gen, protocol, code, data: this.copy(message.data), id });
     }
   }
 
   private enqueue(l: Link, p: Packet): void {
-    if (l.inFlight + l.held.length >= this.maxInFlightPerLink) return this.drop(p.from, p.to, p.protocol, p.code, 'overflow');
+    if (l.inFlight + l.held.length >= this.maxInFlightPerLink) return this.drop(p.from, p.to, p.protocol, p.code, 'overflow', p.id);
     if (this.isClogged(l)) {
       l.held.push(p);
-      this.onEvent?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length });
+      this.onEvent?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
       return;
     }
     this.schedule(l, p);
@@ -537,20 +541,20 @@ export class VirtualNetwork {
     const link = this.link(p.from, p.to); // the same object as l
     if (this.isClogged(link)) {
       link.held.push(p); // in-flight + held is unchanged, so the bound still holds
-      this.onEvent?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length });
+      this.onEvent?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
       return;
     }
     const src = this.endpoints.get(p.from)!;
     const dst = this.endpoints.get(p.to)!;
-    if (!src.up) return this.drop(p.from, p.to, p.protocol, p.code, 'sender-down');
-    if (src.gen !== p.fromGen) return this.drop(p.from, p.to, p.protocol, p.code, 'sender-restarted');
-    if (!dst.up) return this.drop(p.from, p.to, p.protocol, p.code, 'peer-down');
-    if (dst.gen !== p.toGen) return this.drop(p.from, p.to, p.protocol, p.code, 'peer-restarted');
-    if (!this.sameSide(p.from, p.to)) return this.drop(p.from, p.to, p.protocol, p.code, 'partitioned');
+    if (!src.up) return this.drop(p.from, p.to, p.protocol, p.code, 'sender-down', p.id);
+    if (src.gen !== p.fromGen) return this.drop(p.from, p.to, p.protocol, p.code, 'sender-restarted', p.id);
+    if (!dst.up) return this.drop(p.from, p.to, p.protocol, p.code, 'peer-down', p.id);
+    if (dst.gen !== p.toGen) return this.drop(p.from, p.to, p.protocol, p.code, 'peer-restarted', p.id);
+    if (!this.sameSide(p.from, p.to)) return this.drop(p.from, p.to, p.protocol, p.code, 'partitioned', p.id);
     const h = dst.handlers;
-    if (h === undefined) return this.drop(p.from, p.to, p.protocol, p.code, 'no-handler');
+    if (h === undefined) return this.drop(p.from, p.to, p.protocol, p.code, 'no-handler', p.id);
     this.counters.delivered++;
-    this.onEvent?.({ kind: 'msg-delivered', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length });
+    this.onEvent?.({ kind: 'msg-delivered', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
     return h.onMessage(p.from, { protocol: p.protocol, code: p.code, data: p.data });
   }
 

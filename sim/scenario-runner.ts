@@ -188,6 +188,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   for (const twin of s.twins ?? []) faulty.add(twin).add(`${twin}-twin`);
   for (const st of s.steps) if (st.do === 'byzantine') faulty.add(st.node);
   const honest = (name: string) => !faulty.has(name);
+  recordRunStarted(world, s, seed, faulty);
 
   // What honest nodes import, by height: the agreement invariant's evidence.
   const importedAt = new Map<number, Set<Hex>>();
@@ -405,6 +406,20 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     const head = sim.node?.chain.head();
     return { name, address: sim.key.address, height: head?.number ?? -1, head: head?.hash ?? null, status: sim.status };
   });
+  const height = Math.max(-1, ...honestUp.map(heightOf));
+  const roundChanges = roundsStarted.size;
+  const maxRound = Math.max(0, ...roundsStarted.values());
+  // The run's verdict closes the trace (before its hash is taken), so a trace file alone can be reported on.
+  world.trace.record(world.kernel.nowMs(), null, {
+    kind: 'run-finished',
+    ok,
+    height,
+    roundChanges,
+    maxRound,
+    invariants: { agreement, validity, liveness },
+    expectations,
+    errors: world.errors.map((e) => e.split('\n')[0]!.slice(0, 500)),
+  });
   return {
     scenario: s.name,
     seed,
@@ -412,16 +427,40 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     validators: s.validators,
     simulatedMs: world.elapsedMs(),
     wallMs: Math.round((opts.wallClock?.() ?? 0) - wallStart),
-    height: Math.max(-1, ...honestUp.map(heightOf)),
+    height,
     nodes: nodeReports,
-    roundChanges: roundsStarted.size,
-    maxRound: Math.max(0, ...roundsStarted.values()),
+    roundChanges,
+    maxRound,
     messages: { sent: stats.sent, delivered: stats.delivered, dropped: stats.dropped },
     traceHash: world.trace.hash(),
     invariants: { agreement, validity, liveness },
     expectations,
     errors: world.errors,
   };
+}
+
+/**
+ * The trace's first line: who is who (names, addresses, roles), the seed and the timing parameters,
+ * so that a trace file can be read without the scenario that made it.
+ */
+function recordRunStarted(world: World, s: Scenario, seed: number, faulty: Set<string>): void {
+  const first = world.nodes.values().next().value;
+  const qbft = first?.genesis.qbft;
+  world.trace.record(world.kernel.nowMs(), null, {
+    kind: 'run-started',
+    scenario: s.name,
+    seed,
+    validators: s.validators,
+    nodes: world.names().map((name) => {
+      const role = /-twin$/.test(name) ? 'twin' : /^v\d+$/.test(name) ? 'validator' : 'observer';
+      return { name, address: world.get(name).key.address, role, faulty: faulty.has(name) };
+    }),
+    blockPeriodSeconds: qbft?.blockPeriodSeconds,
+    requestTimeoutSeconds: qbft?.requestTimeoutSeconds,
+    epochLength: qbft?.epochLength,
+    earlyRoundChange: s.earlyRoundChange === true,
+    durationMs: s.durationMs,
+  });
 }
 
 /** Every canonical block of every honest node carries a quorum of distinct valid seals from its validators. */

@@ -250,9 +250,12 @@ export class QbftService {
         case 'setBlockTimer': {
           if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
           const height = action.height;
-          this.blockTimer = this.deps.timers.setTimer(action.atMs - this.now(), () =>
+          const delayMs = action.atMs - this.now();
+          this.deps.log.trace({ kind: 'block-timer-set', height, atMs: action.atMs, delayMs });
+          this.blockTimer = this.deps.timers.setTimer(delayMs, () =>
             this.enqueue(() => {
               this.blockTimer = undefined;
+              this.deps.log.trace({ kind: 'block-timer-expired', height });
               if (this.manager) return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height });
             }),
           );
@@ -267,6 +270,7 @@ export class QbftService {
           this.roundTimer = this.deps.timers.setTimer(action.delayMs, () =>
             this.enqueue(() => {
               this.roundTimer = undefined;
+              this.deps.log.trace({ kind: 'round-timer-expired', height, round });
               if (this.manager) return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
             }),
           );
