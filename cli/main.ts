@@ -31,6 +31,7 @@ Usage:
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
                    [--chain-id ID] [--duration S]
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
+  qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR]
   qbft-lab genesis inspect --genesis-file F [--json]
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
@@ -209,6 +210,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'node': {
         const { nodeCommand } = await import('./node-command.ts');
         return await nodeCommand(args, io);
+      }
+      case 'blocks': {
+        const [sub, ...rest] = args;
+        if (sub !== 'import') throw new UsageError(`blocks: unknown subcommand '${sub ?? ''}' (only 'import')`);
+        const { blocksImportCommand } = await import('../node/cli/blocks-import.ts');
+        return await blocksImportCommand(rest, io.out);
       }
       case 'rlp':
         return rlpCommand(args, io);

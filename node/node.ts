@@ -6,8 +6,9 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, hexToBytes, type Hex } from './crypto/bytes.ts';
 import { privateKeyToAddress } from './crypto/secp256k1.ts';
-import { blockFromRlp, committedSealHash, onchainBlockHash, withExtraData, extraDataOf } from './chain/block-hashing.ts';
-import { Chain, type ChainEntry, type ReorgEvent } from './chain/chain.ts';
+import { blockFromRlp, committedSealHash, onchainBlockHash, plainBlockHash, withExtraData, extraDataOf } from './chain/block-hashing.ts';
+import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './chain/chain.ts';
+import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
 import type { Genesis } from './chain/genesis.ts';
@@ -20,7 +21,7 @@ import type { WireLayout } from './consensus/qbft/messages.ts';
 import { recoverAddressCached } from './consensus/qbft/signer-cache.ts';
 import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
 import { proposedBlockFrom, type NodeProposedBlock } from './consensus/proposed-block.ts';
-import { ExecutionEngine, type Reward, type TxReceipt } from './execution/engine.ts';
+import { ExecutionEngine, type ExecuteOptions, type Reward, type Rewards, type TxReceipt } from './execution/engine.ts';
 import { TxPool } from './execution/tx-pool.ts';
 import { BlockSync } from './p2p/block-sync.ts';
 import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
@@ -78,6 +79,13 @@ const MAX_ROUNDS_AHEAD = 10;
 export class QbftNode {
   readonly address: Hex;
   readonly common: Common;
+  /**
+   * False for a genesis without a BFT section (`ethash`): such a chain is only imported and served
+   * (Besu's `blocks import` of a mainnet-style chain). It has plain header hashes, proof-of-work
+   * rewards, no proof-of-work checks, and no consensus service: `qbft` and `validators` stay unset.
+   */
+  readonly bft: boolean;
+  readonly hashOf: BlockHasher;
   readonly schedule: QbftForkSchedule;
   readonly votes = new VoteProposer();
   chain!: Chain;
@@ -106,6 +114,8 @@ export class QbftNode {
     this.address = privateKeyToAddress(config.privateKey);
     this.common = sharedCommonFor(config.genesis);
     this.schedule = new QbftForkSchedule(config.genesis);
+    this.bft = config.genesis.consensus !== 'ethash';
+    this.hashOf = this.bft ? onchainBlockHash : plainBlockHash;
     this.vanity = vanityFrom(config.minerExtraData ?? utf8ToBytes('qbft-lab'));
   }
 
@@ -125,8 +135,9 @@ export class QbftNode {
       },
     });
     const genesisBlock = await createGenesisBlock(genesis, this.common);
-    this.chain = await Chain.open(runtime.store, genesisBlock, this.common);
-    this.validators = new ValidatorSets(
+    this.chain = await Chain.open(runtime.store, genesisBlock, this.common, this.hashOf);
+    if (this.bft)
+      this.validators = new ValidatorSets(
       this.schedule,
       extraDataOf(genesisBlock.header).validators,
       genesis.qbft.epochLength,
@@ -167,6 +178,7 @@ export class QbftNode {
       },
       sink: { importBlock: (block) => this.importBlock(block) },
       common: this.common,
+      hashOf: this.bft ? undefined : (header) => bytesToHex(plainBlockHash(header)),
     });
     this.pool.on('added', (tx) => {
       this.pooledMeta.set(bytesToHex(tx.hash()), { addedAtMs: runtime.clock.nowMs(), local: false });
@@ -178,6 +190,19 @@ export class QbftNode {
     this.sync.onTransactions = (_peer, raws) => {
       for (const raw of raws) void this.pool.add(raw);
     };
+    runtime.transport.setHandlers({
+      onMessage: (from, message) => this.onWireMessage(from, message),
+      onPeerConnected: (peer) => this.sync.onPeerConnected(peer),
+      onPeerDisconnected: (peer) => this.sync.onPeerDisconnected(peer),
+    });
+    if (this.bft) await this.startConsensus();
+    for (const peer of runtime.transport.peers()) this.sync.onPeerConnected(peer);
+    if (this.bft) await this.qbft.onNewHead(await this.heightContext(this.chain.head()));
+  }
+
+  private async startConsensus(): Promise<void> {
+    const { genesis } = this.config;
+    const { runtime } = this;
     const cfg = this.config;
     this.qbft = new QbftService({
       cfg: {
@@ -203,13 +228,6 @@ export class QbftNode {
       multicast: (code, data, except) => this.multicast({ protocol: 'istanbul', code, data }, except),
       peerOf: (address) => runtime.transport.peerForAddress?.(address),
     });
-    runtime.transport.setHandlers({
-      onMessage: (from, message) => this.onWireMessage(from, message),
-      onPeerConnected: (peer) => this.sync.onPeerConnected(peer),
-      onPeerDisconnected: (peer) => this.sync.onPeerDisconnected(peer),
-    });
-    for (const peer of runtime.transport.peers()) this.sync.onPeerConnected(peer);
-    await this.qbft.onNewHead(await this.heightContext(this.chain.head()));
   }
 
   stop(): void {
@@ -237,7 +255,7 @@ export class QbftNode {
 
   private onWireMessage(from: PeerId, message: WireMessage): Promise<void> | void {
     if (this.stopped) return;
-    if (message.protocol === 'istanbul') return this.qbft.onMessage(from, message.code, message.data);
+    if (message.protocol === 'istanbul') return this.bft ? this.qbft.onMessage(from, message.code, message.data) : undefined;
     return this.sync.onMessage(from, message);
   }
 
@@ -250,12 +268,14 @@ export class QbftNode {
     return this.engine.nextBaseFee(head, head.number + 1n, head.timestamp + 1n);
   }
 
-  rewardFor(block: Block): Reward | undefined {
+  rewardFor(block: Block): Rewards {
+    if (!this.bft) return powBlockRewards(block, this.common);
     return this.rewardAt(Number(block.header.number), block.header.coinbase.toString().toLowerCase() as Hex);
   }
 
   /** Besu pays transaction fees to the mining beneficiary when one is set (and COINBASE returns it). */
-  private executeOptions(block: Block): { feeRecipient?: Hex } {
+  private executeOptions(block: Block): ExecuteOptions {
+    if (!this.bft) return { allowWithdrawalsAndBlobs: true };
     const beneficiary = this.schedule.paramsAt(Number(block.header.number)).miningBeneficiary;
     return beneficiary ? { feeRecipient: beneficiary } : {};
   }
@@ -306,6 +326,11 @@ export class QbftNode {
 
   /** Header rules of a block against its parent; `checkSeals` for sealed imports. */
   private async checkHeader(block: Block, parent: ChainEntry, checkSeals: boolean): Promise<string | undefined> {
+    if (!this.bft) {
+      const parentHeader = parent.block.header;
+      const expectedBaseFee = this.engine.nextBaseFee(parentHeader, block.header.number, block.header.timestamp);
+      return checkPowImportBlock(block, { parent: parentHeader, common: this.common, expectedBaseFee });
+    }
     const n = Number(block.header.number);
     const params = this.schedule.paramsAt(n);
     const verdict = validateHeader(this.headerFacts(block), {
@@ -327,7 +352,7 @@ export class QbftNode {
   }
 
   private async execute(block: Block, parent: ChainEntry): Promise<string | undefined> {
-    const hash = bytesToHex(onchainBlockHash(block.header));
+    const hash = bytesToHex(this.hashOf(block.header));
     if (this.receipts.has(hash)) return undefined;
     try {
       const result = await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block), this.executeOptions(block));
@@ -356,7 +381,7 @@ export class QbftNode {
 
   /** Full validation (header, seals, execution) and fork choice for a sealed block. */
   async importBlock(block: Block): Promise<ImportOutcome> {
-    const hash = bytesToHex(onchainBlockHash(block.header));
+    const hash = bytesToHex(this.hashOf(block.header));
     if (this.chain.has(hash)) return { ok: true, status: 'known' };
     const parent = this.chain.get(bytesToHex(block.header.parentHash));
     if (!parent) return { ok: false, reason: 'unknown parent' };
@@ -371,8 +396,8 @@ export class QbftNode {
       return { ok: false, reason: problem };
     }
     const result = await this.chain.add(block);
-    const extra = extraDataOf(block.header);
-    this.runtime.log.trace({ kind: 'block-imported', number: Number(block.header.number), hash, round: extra.round, txs: block.transactions.length, status: result.status });
+    const round = this.bft ? extraDataOf(block.header).round : undefined;
+    this.runtime.log.trace({ kind: 'block-imported', number: Number(block.header.number), hash, round, txs: block.transactions.length, status: result.status });
     if (result.status === 'head') await this.onNewHead(result.reorg);
     return { ok: true, status: result.status };
   }
@@ -387,7 +412,7 @@ export class QbftNode {
     await this.updatePool(reorg);
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
-    void this.qbft.onNewHead(await this.heightContext(head));
+    if (this.bft) void this.qbft.onNewHead(await this.heightContext(head));
   }
 
   /** Drops included transactions from the pool and returns those of blocks a reorg removed. */

@@ -3,7 +3,7 @@
  * On-chain hash: round 0, no seals. Committed-seal hash: the block's (or a given) round, no seals.
  * Genesis (number 0) is hashed with its raw extraData.
  */
-import { createBlockFromBytesArray, createBlockFromRLP, type Block, type BlockHeader } from '@ethereumjs/block';
+import { createBlockFromBytesArray, type Block, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.ts';
@@ -22,9 +22,19 @@ function hashWithExtraData(header: BlockHeader, extraData: Uint8Array): Uint8Arr
   return keccak256(RLP.encode(raw));
 }
 
-function genesisHash(header: BlockHeader): Uint8Array {
-  return keccak256(RLP.encode(header.raw()));
+const plainCache = new WeakMap<BlockHeader, Uint8Array>();
+
+/** keccak of the header RLP as it stands: the hash of non-BFT blocks, and of every genesis block. */
+export function plainBlockHash(header: BlockHeader): Uint8Array {
+  let hash = plainCache.get(header);
+  if (hash === undefined) {
+    hash = keccak256(RLP.encode(header.raw()));
+    plainCache.set(header, hash);
+  }
+  return hash;
 }
+
+const genesisHash = plainBlockHash;
 
 const extraCache = new WeakMap<BlockHeader, QbftExtraData>();
 
@@ -39,26 +49,49 @@ export function extraDataOf(header: BlockHeader): QbftExtraData {
 
 /**
  * ethereumjs copies the Common and re-merges its parameter tables for every header and transaction
- * it constructs, which dominated block decoding. Blocks are decoded against a private copy whose
- * copy() returns itself and whose updateParams() skips parameter tables it has already merged.
- * Nothing sets a hardfork on it (headers are built without setHardfork), so sharing it is safe.
+ * it constructs, which dominated block decoding. Blocks are decoded against a private copy per
+ * hardfork whose copy() returns itself and whose updateParams() skips parameter tables it has
+ * already merged. Each copy is set to its hardfork once, when made, and never again (headers are
+ * built without setHardfork), so sharing it is safe; the block's own number and timestamp pick
+ * the copy, so a chain whose forks activate after genesis decodes each block under its own rules.
  */
-const decodeCommons = new WeakMap<Common, Common>();
+const decodeCommons = new WeakMap<Common, Map<string, Common>>();
 
-function decodeCommonFor(common: Common): Common {
-  let frozen = decodeCommons.get(common);
-  if (!frozen) {
-    const copy = common.copy();
-    const merged = new Set<unknown>();
-    const updateParams = copy.updateParams.bind(copy);
-    copy.updateParams = (params) => {
-      if (merged.has(params)) return;
-      merged.add(params);
-      updateParams(params);
-    };
-    copy.copy = () => copy;
-    decodeCommons.set(common, (frozen = copy));
+function frozenCopy(common: Common, hardfork: string): Common {
+  const copy = common.copy();
+  copy.setHardfork(hardfork);
+  const merged = new Set<unknown>();
+  const updateParams = copy.updateParams.bind(copy);
+  copy.updateParams = (params) => {
+    if (merged.has(params)) return;
+    merged.add(params);
+    updateParams(params);
+  };
+  copy.copy = () => copy;
+  return copy;
+}
+
+function fieldToBigInt(field: unknown): bigint {
+  if (!(field instanceof Uint8Array) || field.length === 0) return 0n;
+  return BigInt(bytesToHex(field));
+}
+
+function decodeCommonFor(common: Common, header: unknown): Common {
+  const fields = Array.isArray(header) ? header : [];
+  // The block's own fork, but never below the fork the Common is set to (the genesis fork for the
+  // node's Common; tests hand in a Common set to one fork for blocks of any number).
+  let hardfork = common.hardfork();
+  try {
+    const own = common.getHardforkBy({ blockNumber: fieldToBigInt(fields[8]), timestamp: fieldToBigInt(fields[11]) });
+    if (common.hardforkGteHardfork(own, hardfork)) hardfork = own;
+  } catch {
+    // number and timestamp disagree about the fork (a block-numbered fork after a timed one):
+    // decode under the Common's fork and let validation judge the block.
   }
+  let byFork = decodeCommons.get(common);
+  if (!byFork) decodeCommons.set(common, (byFork = new Map()));
+  let frozen = byFork.get(hardfork);
+  if (!frozen) byFork.set(hardfork, (frozen = frozenCopy(common, hardfork)));
   return frozen;
 }
 
@@ -120,7 +153,11 @@ export function committedSealHash(header: BlockHeader, round?: number): Uint8Arr
 }
 
 export function blockFromRlp(bytes: Uint8Array, common: Common): Block {
-  return cachedBlock(common, bytesToHex(keccak256(bytes)), () => createBlockFromRLP(bytes, { common: decodeCommonFor(common), skipConsensusFormatValidation: true }));
+  return cachedBlock(common, bytesToHex(keccak256(bytes)), () => {
+    const values = RLP.decode(bytes);
+    if (!Array.isArray(values)) throw new Error('a block must be an RLP list');
+    return createBlockFromBytesArray(values as never, { common: decodeCommonFor(common, values[0]), skipConsensusFormatValidation: true });
+  });
 }
 
 export function blockToRlp(block: Block): Uint8Array {
@@ -130,7 +167,7 @@ export function blockToRlp(block: Block): Uint8Array {
 /** Builds a block from its raw RLP values, through the shared decoded-block cache. */
 export function blockFromValues(values: Uint8Array[][] | unknown[], common: Common): Block {
   const key = bytesToHex(keccak256(RLP.encode(values as never)));
-  return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common: decodeCommonFor(common), skipConsensusFormatValidation: true }));
+  return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common: decodeCommonFor(common, (values as unknown[])[0]), skipConsensusFormatValidation: true }));
 }
 
 export function withExtraData(block: Block, extra: QbftExtraData, common: Common): Block {

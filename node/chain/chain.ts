@@ -1,9 +1,10 @@
 /**
  * The node's block tree and canonical chain. Fork choice is by total difficulty (QBFT difficulty
- * is always 1, so the longest chain wins; on a tie the chain seen first stays). Blocks and the
+ * is always 1, so the longest chain wins; on a tie the chain seen first stays); a child of the
+ * head always extends it. Blocks and the
  * canonical index are written through the Store port so a restarted node resumes.
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import type { Store } from '../runtime/ports.ts';
@@ -34,17 +35,23 @@ const HEAD_KEY = 'head';
 const blockKey = (hash: Hex) => `b:${hash}`;
 const canonKey = (n: number) => `c:${n.toString().padStart(12, '0')}`;
 
-export function entryFromBlock(block: Block, parentTd: bigint): ChainEntry {
+/** The hash a chain knows its blocks by: QBFT's on-chain hash, or the plain header hash of other chains. */
+export type BlockHasher = (header: BlockHeader) => Uint8Array;
+
+/** `extra` is decoded on first use: only QBFT chains read it (other chains' extraData is free-form). */
+export function entryFromBlock(block: Block, parentTd: bigint, hashOf: BlockHasher = onchainBlockHash): ChainEntry {
   const header = block.header;
   return {
-    hash: bytesToHex(onchainBlockHash(header)),
+    hash: bytesToHex(hashOf(header)),
     number: Number(header.number),
     parentHash: bytesToHex(header.parentHash),
     td: parentTd + header.difficulty,
     timestamp: Number(header.timestamp),
     coinbase: header.coinbase.toString().toLowerCase() as Hex,
     block,
-    extra: extraDataOf(header),
+    get extra() {
+      return extraDataOf(header);
+    },
   };
 }
 
@@ -58,6 +65,7 @@ export class Chain {
   private constructor(
     private readonly store: Store,
     readonly genesis: ChainEntry,
+    readonly hashOf: BlockHasher,
   ) {
     this.byHash.set(genesis.hash, genesis);
     this.canonical.push(genesis.hash);
@@ -65,9 +73,9 @@ export class Chain {
   }
 
   /** Opens the chain from the store, or starts it at genesis when the store is empty. */
-  static async open(store: Store, genesisBlock: Block, common: Common): Promise<Chain> {
-    const genesis = entryFromBlock(genesisBlock, 0n);
-    const chain = new Chain(store, genesis);
+  static async open(store: Store, genesisBlock: Block, common: Common, hashOf: BlockHasher = onchainBlockHash): Promise<Chain> {
+    const genesis = entryFromBlock(genesisBlock, 0n, hashOf);
+    const chain = new Chain(store, genesis, hashOf);
     const head = await store.get(HEAD_KEY);
     if (!head) {
       await store.write([
@@ -85,7 +93,7 @@ export class Chain {
       if (!hash) break;
       const rlp = await store.get(blockKey(bytesToHex(hash)));
       if (!rlp) break;
-      const entry = entryFromBlock(blockFromRlp(rlp, common), chain.headEntry.td);
+      const entry = entryFromBlock(blockFromRlp(rlp, common), chain.headEntry.td, hashOf);
       if (entry.parentHash !== chain.headEntry.hash) break;
       chain.byHash.set(entry.hash, entry);
       chain.canonical.push(entry.hash);
@@ -121,11 +129,13 @@ export class Chain {
     const parentHash = bytesToHex(block.header.parentHash);
     const parent = this.byHash.get(parentHash);
     if (!parent) throw new Error(`unknown parent ${parentHash}`);
-    const entry = entryFromBlock(block, parent.td);
+    const entry = entryFromBlock(block, parent.td, this.hashOf);
     if (this.byHash.has(entry.hash)) return { status: 'known' };
     this.byHash.set(entry.hash, entry);
     const writes: Array<{ key: string; value: Uint8Array | undefined }> = [{ key: blockKey(entry.hash), value: blockToRlp(block) }];
-    if (entry.td <= this.headEntry.td) {
+    // As Besu's DefaultBlockchain: a child of the head always becomes the head (post-merge blocks of
+    // difficulty 0 add nothing to the total); any other block needs a greater total difficulty.
+    if (entry.parentHash !== this.headEntry.hash && entry.td <= this.headEntry.td) {
       this.sideHashes.add(entry.hash);
       await this.store.write(writes);
       return { status: 'side' };

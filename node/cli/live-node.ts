@@ -74,7 +74,15 @@ async function endpointAuth(settings: AuthSettings): Promise<EndpointAuth | unde
   return { hook, methodsNoAuth: settings.methodsNoAuth };
 }
 
-export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNode> {
+/** A node on the real clock and its LevelDB store, without any endpoint (`blocks import` uses it alone). */
+export interface LiveNodeCore {
+  node: QbftNode;
+  log: Log;
+  /** Stops the node and its timers and closes the store. */
+  close(): Promise<void>;
+}
+
+export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNodeCore> {
   const genesis = extras.genesis ?? (opts.genesisFile ? loadGenesisFile(opts.genesisFile) : undefined);
   if (!genesis) throw new UsageError('--genesis-file is required');
   mkdirSync(opts.dataPath, { recursive: true });
@@ -84,17 +92,40 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   const timers = new LiveTimers({ onError: (err) => log.log('error', 'timer failed', { error: String(err) }) });
   let ownNetwork: LoopbackNetwork | undefined;
   const transport = extras.transport ?? (ownNetwork = new LoopbackNetwork()).attach(extras.name ?? 'node');
-  const node = await createNode(
-    {
-      name: extras.name ?? 'node',
-      genesis,
-      privateKey,
-      earlyRoundChange: opts.earlyRoundChange,
-      minGasPrice: opts.minGasPrice,
-      minerExtraData: opts.minerExtraData === undefined ? undefined : new TextEncoder().encode(opts.minerExtraData),
+  let node: QbftNode;
+  try {
+    node = await createNode(
+      {
+        name: extras.name ?? 'node',
+        genesis,
+        privateKey,
+        earlyRoundChange: opts.earlyRoundChange,
+        minGasPrice: opts.minGasPrice,
+        minerExtraData: opts.minerExtraData === undefined ? undefined : new TextEncoder().encode(opts.minerExtraData),
+      },
+      { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
+    );
+  } catch (err) {
+    timers.cancelAll();
+    ownNetwork?.close();
+    await store.close();
+    throw err;
+  }
+  return {
+    node,
+    log,
+    async close() {
+      node.stop();
+      timers.cancelAll();
+      ownNetwork?.close();
+      await store.close();
     },
-    { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
-  );
+  };
+}
+
+export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNode> {
+  const core = await openLiveNodeCore(opts, extras);
+  const { node, log } = core;
   const rpc = createNodeRpc(node, extras.rpc);
   const registry = new MethodRegistry();
   registry.registerAll(rpc.methods);
@@ -126,9 +157,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     });
   } catch (err) {
     rpc.close();
-    node.stop();
-    timers.cancelAll();
-    await store.close();
+    await core.close();
     throw err;
   }
   let graphql: GraphqlHttpServer | undefined;
@@ -144,9 +173,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     } catch (err) {
       await servers.close();
       rpc.close();
-      node.stop();
-      timers.cancelAll();
-      await store.close();
+      await core.close();
       throw err;
     }
   }
@@ -158,10 +185,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       await graphql?.close();
       await servers.close();
       rpc.close();
-      node.stop();
-      timers.cancelAll();
-      ownNetwork?.close();
-      await store.close();
+      await core.close();
     },
   };
 }

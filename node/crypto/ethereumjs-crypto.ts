@@ -17,6 +17,7 @@ import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { keccak256 as projectKeccak256 } from './keccak.ts';
+import { lazyKzg } from './kzg.ts';
 
 /** keccak-256 as node/crypto/keccak.ts provides it (native sponge, native API or noble). */
 export const keccak256: (data: Uint8Array) => Uint8Array = projectKeccak256;
@@ -202,4 +203,5 @@ export const customCrypto: CustomCrypto = {
   ecrecover,
   ecsign,
   ecdsaRecover,
+  kzg: lazyKzg,
 };

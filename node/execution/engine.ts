@@ -37,6 +37,8 @@ import {
   createAddressFromString,
   createZeroAddress,
 } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import type { Withdrawal } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
 import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
 import { customCrypto, keccak256 } from '../crypto/ethereumjs-crypto.ts';
@@ -47,10 +49,18 @@ import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
 export type { TxReceipt } from '@ethereumjs/vm';
 export { txChainId, useFastCrypto } from './tx-utils.ts';
 
-/** QBFT block reward; amount 0 = none. */
+/** A block reward credited after the transactions (QBFT's, or proof of work's block and ommer rewards); amount 0 = none. */
 export interface Reward {
   to: Hex;
   amountWei: bigint;
+}
+
+/** One reward, several (a proof-of-work block and its ommers), or none. */
+export type Rewards = Reward | readonly Reward[] | undefined;
+
+function paidRewards(rewards: Rewards): Reward[] {
+  const list = rewards === undefined ? [] : Array.isArray(rewards) ? rewards : [rewards as Reward];
+  return list.filter((r) => r.amountWei > 0n);
 }
 
 /** Looks up the QBFT (on-chain) hash of an ancestor by number, for BLOCKHASH. */
@@ -101,6 +111,11 @@ export interface ImportResult {
 export interface ExecuteOptions {
   feeRecipient?: Hex;
   blockHashes?: BlockHashLookup;
+  /**
+   * Imported chains that are not QBFT (Besu's `blocks import` of a mainnet-style chain) carry
+   * withdrawals and blob transactions; QBFT blocks never do, and the engine refuses them there.
+   */
+  allowWithdrawalsAndBlobs?: boolean;
 }
 
 export type ExecutionErrorReason =
@@ -350,7 +365,7 @@ export class ExecutionEngine {
    * Header rules that need the parent header (base fee, gas limit bounds, timestamps, extraData,
    * seals) are the chain/consensus layer's.
    */
-  executeBlock(block: Block, parentStateRoot: Uint8Array, reward?: Reward, opts: ExecuteOptions = {}): Promise<ImportResult> {
+  executeBlock(block: Block, parentStateRoot: Uint8Array, reward?: Rewards, opts: ExecuteOptions = {}): Promise<ImportResult> {
     return this.main.mutex.run(() => this.executeLocked(block, parentStateRoot, reward, opts));
   }
 
@@ -441,17 +456,17 @@ export class ExecutionEngine {
       excessBlobGas: cancun ? req.parent.header.calcNextExcessBlobGas(c) : undefined,
       parentBeaconBlockRoot: c.isActivatedEIP(4788) ? ZERO32 : undefined,
     };
-    const reward = req.reward && req.reward.amountWei > 0n ? req.reward : undefined;
+    const rewards = paidRewards(req.reward);
 
     let body: BodyResult;
-    if (req.transactions.length === 0 && !reward && !(await this.hasSystemWrites(c, parentRoot))) {
+    if (req.transactions.length === 0 && rewards.length === 0 && !(await this.hasSystemWrites(c, parentRoot))) {
       this.stats.fastPath++;
       body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentRoot };
     } else {
       const ctx = this.contextBlock(c, { ...headerData, coinbase: req.feeRecipient ?? req.coinbase });
       this.main.chain.parent = { number: req.number - 1n, hash: req.parentHash };
       this.main.chain.lookup = req.blockHashes;
-      body = await this.applyBody(ctx, req.transactions, 'build', parentRoot, reward);
+      body = await this.applyBody(ctx, req.transactions, 'build', parentRoot, rewards, []);
     }
     const transactionsTrie = transactionsRoot(body.included);
     const receiptTrie = receiptsRoot(body.included, body.receipts);
@@ -479,27 +494,33 @@ export class ExecutionEngine {
   private async executeLocked(
     block: Block,
     parentStateRoot: Uint8Array,
-    rewardIn: Reward | undefined,
+    rewardsIn: Rewards,
     opts: ExecuteOptions,
   ): Promise<ImportResult> {
     const h = block.header;
     this.requireState(parentStateRoot);
     const c = this.setFork(this.main, h.number, h.timestamp);
-    const reward = rewardIn && rewardIn.amountWei > 0n ? rewardIn : undefined;
+    const rewards = paidRewards(rewardsIn);
+    const foreign = opts.allowWithdrawalsAndBlobs === true;
 
     // body-level checks that need no execution
+    const withdrawals = block.withdrawals ?? [];
     if (c.isActivatedEIP(4895)) {
-      if ((block.withdrawals?.length ?? 0) !== 0 || !h.withdrawalsRoot || !equalBytes(h.withdrawalsRoot, KECCAK256_RLP))
-        throw new ExecutionError('INVALID_WITHDRAWALS', 'QBFT blocks carry no withdrawals');
+      if (!foreign && withdrawals.length !== 0) throw new ExecutionError('INVALID_WITHDRAWALS', 'QBFT blocks carry no withdrawals');
+      const root = withdrawalsRoot(withdrawals);
+      if (!h.withdrawalsRoot || !equalBytes(h.withdrawalsRoot, root))
+        throw new ExecutionError('INVALID_WITHDRAWALS', `withdrawals root ${h.withdrawalsRoot ? bytesToHex(h.withdrawalsRoot) : 'missing'}, body ${bytesToHex(root)}`);
+    } else if (withdrawals.length > 0) throw new ExecutionError('INVALID_WITHDRAWALS', 'withdrawals before Shanghai');
+    if (c.isActivatedEIP(4844)) {
+      const blobGas = foreign ? block.transactions.reduce((sum, tx) => sum + blobGasOf(tx, c), 0n) : 0n;
+      if (h.blobGasUsed !== blobGas) throw new ExecutionError('INVALID_BLOB_GAS', `blobGasUsed ${h.blobGasUsed}, expected ${blobGas}`);
     }
-    if (c.isActivatedEIP(4844) && h.blobGasUsed !== 0n)
-      throw new ExecutionError('INVALID_BLOB_GAS', `blobGasUsed ${h.blobGasUsed}, expected 0`);
     const txRoot = transactionsRoot(block.transactions);
     if (!equalBytes(txRoot, h.transactionsTrie))
       throw new ExecutionError('INVALID_TRANSACTIONS_ROOT', `got ${bytesToHex(txRoot)}, header ${bytesToHex(h.transactionsTrie)}`);
 
     let body: BodyResult;
-    if (block.transactions.length === 0 && !reward && !(await this.hasSystemWrites(c, parentStateRoot))) {
+    if (block.transactions.length === 0 && rewards.length === 0 && withdrawals.length === 0 && !(await this.hasSystemWrites(c, parentStateRoot))) {
       this.stats.fastPath++;
       body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentStateRoot };
     } else {
@@ -521,7 +542,7 @@ export class ExecutionEngine {
       });
       this.main.chain.parent = { number: h.number - 1n, hash: h.parentHash };
       this.main.chain.lookup = opts.blockHashes;
-      body = await this.applyBody(ctx, block.transactions, 'execute', parentStateRoot, reward);
+      body = await this.applyBody(ctx, block.transactions, 'execute', parentStateRoot, rewards, withdrawals, foreign);
     }
 
     if (body.gasUsed !== h.gasUsed)
@@ -549,7 +570,9 @@ export class ExecutionEngine {
     txs: TypedTransaction[],
     mode: 'build' | 'execute',
     parentRoot: Uint8Array,
-    reward: Reward | undefined,
+    rewards: readonly Reward[],
+    withdrawals: readonly Withdrawal[],
+    acceptBlobs = false,
   ): Promise<BodyResult> {
     const slot = this.main;
     const vm = slot.vm;
@@ -574,7 +597,7 @@ export class ExecutionEngine {
             if (mode === 'execute') throw new ExecutionError('INVALID_TRANSACTION', `tx ${i}: ${reason}: ${message}`);
             skipped.push({ tx, reason, message });
           };
-          if (tx.type === TransactionType.BlobEIP4844) {
+          if (tx.type === TransactionType.BlobEIP4844 && !acceptBlobs) {
             reject('INVALID_TRANSACTION_FORMAT', 'blob transactions are not supported');
             continue;
           }
@@ -605,13 +628,10 @@ export class ExecutionEngine {
           receipts.push(res.receipt);
           included.push(tx);
         }
-        if (reward) {
-          const to = createAddressFromString(reward.to);
-          const account = (await vm.stateManager.getAccount(to)) ?? new Account();
-          account.balance += reward.amountWei;
-          await vm.evm.journal.putAccount(to, account);
-          await vm.evm.journal.cleanup();
-        }
+        for (const reward of rewards) await this.credit(reward.to, reward.amountWei);
+        // EIP-4895: amounts are in gwei; no gas, no logs, after the transactions.
+        for (const w of withdrawals) await this.credit(w.address.toString(), w.amount * 1_000_000_000n);
+        if (rewards.length > 0 || withdrawals.length > 0) await vm.evm.journal.cleanup();
         await vm.evm.journal.commit();
       } catch (e) {
         await vm.evm.journal.revert();
@@ -625,6 +645,14 @@ export class ExecutionEngine {
     } finally {
       this.store.endWork();
     }
+  }
+
+  private async credit(address: string, amountWei: bigint): Promise<void> {
+    const vm = this.main.vm;
+    const to = createAddressFromString(address);
+    const account = (await vm.stateManager.getAccount(to)) ?? new Account();
+    account.balance += amountWei;
+    await vm.evm.journal.putAccount(to, account);
   }
 
   private async callLocked(
@@ -763,6 +791,17 @@ export class ExecutionEngine {
 /** Transactions root of a body (ordered trie of the transactions' canonical encodings). */
 export function transactionsRoot(txs: TypedTransaction[]): Uint8Array {
   return txs.length === 0 ? KECCAK256_RLP : orderedTrieRoot(txs.map((tx) => tx.serialize()), keccak256);
+}
+
+/** Withdrawals root (ordered trie of the RLP-encoded withdrawals). */
+export function withdrawalsRoot(withdrawals: readonly Withdrawal[]): Uint8Array {
+  return withdrawals.length === 0 ? KECCAK256_RLP : orderedTrieRoot(withdrawals.map((w) => RLP.encode(w.raw())), keccak256);
+}
+
+function blobGasOf(tx: TypedTransaction, c: Common): bigint {
+  if (tx.type !== TransactionType.BlobEIP4844) return 0n;
+  const hashes = (tx as unknown as { blobVersionedHashes: unknown[] }).blobVersionedHashes;
+  return BigInt(hashes.length) * c.param('blobGasPerBlob');
 }
 
 /** Receipts root (ordered trie of EIP-2718 encoded receipts). */

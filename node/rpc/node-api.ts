@@ -415,7 +415,7 @@ export class NodeApi {
       difficulty: 1n,
       mixHash: h.mixHash,
       parentHash: hexToBytes(head.hash),
-      excessBlobGas: h.excessBlobGas === undefined ? undefined : h.calcNextExcessBlobGas(this.node.common),
+      excessBlobGas: h.excessBlobGas === undefined ? undefined : h.calcNextExcessBlobGas(h.common),
     };
   }
 

@@ -1,0 +1,28 @@
+/**
+ * Besu's JSON-RPC (210) and GraphQL (61) spec cases on the spec chain, imported with
+ * `blocks import` (Frontier through Cancun, ommers, a withdrawal and a blob transaction, every
+ * state root checked). Pass counts and every failure's reason are printed; the floors below only
+ * ever go up.
+ */
+import test from 'ava';
+import { formatResults, runEthCases, runGraphqlCases, startSpecNode } from './conformance/besu-spec.ts';
+
+const ETH_FLOOR = 194;
+const GRAPHQL_FLOOR = 32;
+
+test('Besu spec cases pass on the imported spec chain', async (t) => {
+  const live = await startSpecNode();
+  try {
+    t.is(live.node.chain.head().number, 34);
+    t.is(live.node.chain.head().hash, '0x4859ea10d276f6df988eabd48a02e0696cfd3deb769d2a5e0e416a5f3191028a');
+    const eth = await runEthCases(live.servers.httpPort!);
+    const graphql = await runGraphqlCases(live.graphqlPort!);
+    t.log(formatResults([...eth, ...graphql]));
+    t.is(eth.length, 210);
+    t.is(graphql.length, 61);
+    t.true(eth.filter((r) => r.pass).length >= ETH_FLOOR);
+    t.true(graphql.filter((r) => r.pass).length >= GRAPHQL_FLOOR);
+  } finally {
+    await live.close();
+  }
+});

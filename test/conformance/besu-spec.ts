@@ -1,0 +1,131 @@
+/**
+ * Besu's JSON-RPC and GraphQL spec cases (../shared/vectors/besu-spec) against a qbft-lab node
+ * that imported the spec chain with `blocks import`, compared as Besu's runner compares them:
+ * the HTTP status, then `id`, `jsonrpc` and `result` or `error` as JSON (GraphQL: the whole body).
+ * `npm run conformance` prints each failure's reason and the pass counts.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
+import { join } from 'node:path';
+import { blocksImportCommand } from '../../node/cli/blocks-import.ts';
+import { parseNodeOptions } from '../../node/cli/node-options.ts';
+import { startLiveNode, type LiveNode } from '../../node/cli/live-node.ts';
+
+export const SPEC_DIR = new URL('../../../shared/vectors/besu-spec/', import.meta.url).pathname;
+
+export interface CaseResult {
+  suite: 'eth' | 'graphql';
+  name: string;
+  pass: boolean;
+  /** Why it failed: the first difference between Besu's answer and ours. */
+  reason?: string;
+}
+
+/** Imports the spec chain into a fresh data directory and serves it as Besu's spec runner does. */
+export async function startSpecNode(): Promise<LiveNode> {
+  const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-besu-spec-'));
+  const genesis = join(SPEC_DIR, 'chain/testGenesis.json');
+  const lines: string[] = [];
+  const code = await blocksImportCommand(['--genesis-file', genesis, '--data-path', dataPath, '--from', join(SPEC_DIR, 'chain/testBlockchain.blocks')], (t) => lines.push(t));
+  if (code !== 0) throw new Error(`blocks import failed: ${lines.join('\n')}`);
+  const opts = parseNodeOptions([
+    '--genesis-file', genesis, '--data-path', dataPath, '--network-id', '123',
+    '--rpc-http-enabled', '--rpc-http-port', '0', '--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE',
+    '--graphql-http-enabled', '--graphql-http-port', '0',
+  ]);
+  return startLiveNode(opts, { rpc: { networkId: opts.networkId }, p2pEnabled: false });
+}
+
+/** The first path at which two JSON values differ, for failure reasons. */
+export function firstDifference(expected: unknown, actual: unknown, path = ''): string | undefined {
+  if (isDeepStrictEqual(expected, actual)) return undefined;
+  if (expected && actual && typeof expected === 'object' && typeof actual === 'object' && Array.isArray(expected) === Array.isArray(actual)) {
+    const e = expected as Record<string, unknown>;
+    const a = actual as Record<string, unknown>;
+    for (const key of new Set([...Object.keys(e), ...Object.keys(a)])) {
+      if (!(key in a)) return `${path}.${key} missing (expected ${JSON.stringify(e[key])?.slice(0, 120)})`;
+      if (!(key in e)) return `${path}.${key} unexpected (${JSON.stringify(a[key])?.slice(0, 120)})`;
+      const d = firstDifference(e[key], a[key], `${path}.${key}`);
+      if (d) return d;
+    }
+  }
+  return `${path || '(root)'}: expected ${JSON.stringify(expected)?.slice(0, 200)}, got ${JSON.stringify(actual)?.slice(0, 200)}`;
+}
+
+function rpcView(body: unknown): unknown {
+  const pick = (r: Record<string, unknown>) => {
+    const out: Record<string, unknown> = { id: r.id, jsonrpc: r.jsonrpc };
+    if ('result' in r) out.result = r.result;
+    if ('error' in r) out.error = r.error;
+    return out;
+  };
+  if (Array.isArray(body)) return body.map((r) => pick(r as Record<string, unknown>));
+  return body && typeof body === 'object' ? pick(body as Record<string, unknown>) : body;
+}
+
+function specFiles(suite: 'eth' | 'graphql'): string[] {
+  return readdirSync(join(SPEC_DIR, suite)).filter((f) => f.endsWith('.json')).sort();
+}
+
+export async function runEthCases(port: number): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  for (const file of specFiles('eth')) {
+    const spec = JSON.parse(readFileSync(join(SPEC_DIR, 'eth', file), 'utf8'));
+    const name = file.replace(/\.json$/, '');
+    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(spec.request) });
+    const text = await res.text();
+    const expectedStatus = spec.statusCode ?? 200;
+    if (res.status !== expectedStatus) {
+      results.push({ suite: 'eth', name, pass: false, reason: `HTTP ${res.status}, expected ${expectedStatus}: ${text.slice(0, 200)}` });
+      continue;
+    }
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      results.push({ suite: 'eth', name, pass: false, reason: `not JSON: ${text.slice(0, 200)}` });
+      continue;
+    }
+    const reason = spec.response === undefined && body === undefined ? undefined : firstDifference(rpcView(spec.response), rpcView(body));
+    results.push({ suite: 'eth', name, pass: reason === undefined, reason });
+  }
+  return results;
+}
+
+export async function runGraphqlCases(port: number): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  for (const file of specFiles('graphql')) {
+    const spec = JSON.parse(readFileSync(join(SPEC_DIR, 'graphql', file), 'utf8'));
+    const name = file.replace(/\.json$/, '');
+    const init =
+      spec.variables === undefined
+        ? { headers: { 'content-type': 'application/graphql' }, body: spec.request as string }
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: spec.request, variables: JSON.parse(spec.variables) }) };
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', ...init });
+    const text = await res.text();
+    const expectedStatus = spec.statusCode ?? 200;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    let reason: string | undefined;
+    if (res.status !== expectedStatus) reason = `HTTP ${res.status}, expected ${expectedStatus}: ${text.slice(0, 200)}`;
+    else reason = firstDifference(spec.response, body);
+    results.push({ suite: 'graphql', name, pass: reason === undefined, reason });
+  }
+  return results;
+}
+
+export function formatResults(results: CaseResult[]): string {
+  const lines: string[] = [];
+  for (const suite of ['eth', 'graphql'] as const) {
+    const mine = results.filter((r) => r.suite === suite);
+    if (mine.length === 0) continue;
+    for (const r of mine) if (!r.pass) lines.push(`FAIL ${suite}/${r.name}: ${r.reason}`);
+    lines.push(`${suite}: ${mine.filter((r) => r.pass).length} of ${mine.length} pass`);
+  }
+  return lines.join('\n');
+}
