@@ -7,7 +7,7 @@
 import test from 'ava';
 import { formatResults, runEthCases, runGraphqlCases, startSpecNode } from './conformance/besu-spec.ts';
 
-const ETH_FLOOR = 194;
+const ETH_FLOOR = 200;
 const GRAPHQL_FLOOR = 35;
 
 test('Besu JSON-RPC spec cases pass on the imported spec chain', async (t) => {

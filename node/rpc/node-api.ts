@@ -531,6 +531,10 @@ export function receiptsWithMeta(entry: ChainEntry, raw: TxReceipt[]): ReceiptWi
     };
     if ('stateRoot' in r) rec.root = (r as { stateRoot: Uint8Array }).stateRoot;
     else rec.status = (r as { status: 0 | 1 }).status;
+    // EIP-4844 receipts (ethereumjs' EIP4844BlobTxReceipt) carry the blob gas and its price.
+    const blob = r as { blobGasUsed?: bigint; blobGasPrice?: bigint };
+    if (blob.blobGasUsed !== undefined) rec.blobGasUsed = blob.blobGasUsed;
+    if (blob.blobGasPrice !== undefined) rec.blobGasPrice = blob.blobGasPrice;
     out.push(rec);
     prev = r.cumulativeBlockGasUsed;
   }

@@ -29,7 +29,7 @@ import {
   type CallObject,
 } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { CALL_PARAMS, type CallRequest, type SimBlock, type SimOutcome, type StateOverride, type ValidationParams } from './support/simulator.ts';
+import { CALL_PARAMS, PrecompileOverrideError, type CallRequest, type SimBlock, type SimOutcome, type StateOverride, type ValidationParams } from './support/simulator.ts';
 
 const MIN_TX_COST = 21_000n;
 const CALL_STIPEND = 2_300n;
@@ -43,6 +43,7 @@ export function toCallRequest(c: CallObject): CallRequest {
     maxFeePerGas: c.maxFeePerGas,
     maxPriorityFeePerGas: c.maxPriorityFeePerGas,
     maxFeePerBlobGas: c.maxFeePerBlobGas,
+    blobVersionedHashes: c.blobVersionedHashes,
     value: c.value,
     data: c.input,
     nonce: c.nonce,
@@ -63,7 +64,7 @@ function slotMap(x: unknown): Array<[bigint, bigint]> {
   return Object.entries(x as Record<string, unknown>).map(([k, v]) => [parseQuantity(k, 'INVALID_CALL_PARAMS'), parseQuantity(v, 'INVALID_CALL_PARAMS')]);
 }
 
-/** Besu StateOverrideMap (index 2): { address: { balance, nonce, code, state, stateDiff } }. */
+/** Besu StateOverrideMap (index 2): { address: { balance, nonce, code, state, stateDiff, movePrecompileToAddress } }. */
 export function parseStateOverrides(x: unknown): StateOverride[] | undefined {
   if (x === undefined || x === null) return undefined;
   if (typeof x !== 'object' || Array.isArray(x)) throw rpcError('INVALID_CALL_PARAMS');
@@ -82,6 +83,8 @@ export function parseStateOverrides(x: unknown): StateOverride[] | undefined {
     if (state !== undefined) override.state = state;
     const stateDiff = optional(o.stateDiff, slotMap);
     if (stateDiff !== undefined) override.stateDiff = stateDiff;
+    const moveTo = optional(o.movePrecompileToAddress, (v) => parseAddress(v, 'INVALID_CALL_PARAMS'));
+    if (moveTo !== undefined) override.movePrecompileToAddress = moveTo;
     out.push(override);
   }
   return out;
@@ -110,7 +113,8 @@ async function run(
 ): Promise<SimOutcome | undefined> {
   try {
     return await api.simulator.simulate(block, req, gas, { params, chainId: api.chainId, ...extra });
-  } catch {
+  } catch (err) {
+    if (err instanceof PrecompileOverrideError) throw new RpcError(-32000, err.message);
     return undefined;
   }
 }

@@ -11,6 +11,7 @@ import { ethExecMethods } from './eth-exec.ts';
 import { ethFeeMethods } from './eth-fees.ts';
 import { ethLogMethods } from './eth-logs.ts';
 import { ethMiscMethods } from './eth-misc.ts';
+import { ethConfigMethods } from './eth-config.ts';
 import { ethStateMethods } from './eth-state.ts';
 import { ethTransactionMethods } from './eth-transactions.ts';
 import { netMethods, web3Methods, type NetServices } from './net-web3.ts';
@@ -31,6 +32,7 @@ export function ethMethods(api: NodeApi): RpcMethodSpec[] {
     ...ethFeeMethods(api),
     ...ethLogMethods(api),
     ...ethMiscMethods(api),
+    ...ethConfigMethods(api),
   ];
 }
 

@@ -45,6 +45,8 @@ export interface CallRequest {
   maxFeePerGas?: bigint;
   maxPriorityFeePerGas?: bigint;
   maxFeePerBlobGas?: bigint;
+  /** Present: a blob "transaction" (Besu's builder guesses the type from it). */
+  blobVersionedHashes?: Hex[];
   value?: bigint;
   data?: Uint8Array;
   nonce?: bigint;
@@ -128,7 +130,12 @@ export interface StateOverride {
   state?: Array<[bigint, bigint]>;
   /** Changes single slots. */
   stateDiff?: Array<[bigint, bigint]>;
+  /** The precompile at `address` answers at this address instead (its own address runs code). */
+  movePrecompileToAddress?: Hex;
 }
+
+/** An override names a precompile that does not exist (Besu: INVALID_PRECOMPILE_ADDRESS, -32000). */
+export class PrecompileOverrideError extends Error {}
 
 export interface SimulateOptions {
   params: ValidationParams;
@@ -143,6 +150,43 @@ export interface SimulateOptions {
 export type HashLookup = (n: bigint) => Uint8Array | undefined;
 
 const ZERO32 = new Uint8Array(32);
+
+const BLOB_BASE_FEE_UPDATE_FRACTION_CANCUN = 3338477n;
+const MAX_BLOBS_PER_TRANSACTION_CANCUN = 6n;
+
+/** EIP-4844 fake_exponential(1, excess, fraction): the blob base fee, in wei. */
+export function blobGasPrice(excessBlobGas: bigint): bigint {
+  const fraction = BLOB_BASE_FEE_UPDATE_FRACTION_CANCUN;
+  let i = 1n;
+  let output = 0n;
+  let accum = fraction; // factor 1 * denominator
+  while (accum > 0n) {
+    output += accum;
+    accum = (accum * excessBlobGas) / (fraction * i);
+    i++;
+  }
+  return output / fraction;
+}
+
+/** Besu's Wei.toHumanReadableString: "0 wei", "1.50 gwei", "2.00 ether". */
+export function weiHumanReadable(wei: bigint): string {
+  const units: Array<[string, number]> = [['wei', 0], ['kwei', 3], ['mwei', 6], ['gwei', 9], ['szabo', 12], ['finney', 15], ['ether', 18], ['kether', 21], ['mether', 24], ['gether', 27], ['tether', 30]];
+  const digits = wei.toString().length;
+  const [name, pow] = units.find(([, p]) => digits <= p + 3) ?? units[units.length - 1];
+  return `${(Number(wei) / 10 ** pow).toFixed(pow === 0 ? 0 : 2)} ${name}`;
+}
+
+/** MainnetBlobsValidator.validateBlobTransaction for a simulated blob call. */
+function blobTransactionProblem(isCreate: boolean, hashes: Hex[]): Extract<SimOutcome, { kind: 'invalid' }> | undefined {
+  if (isCreate) return { kind: 'invalid', reason: 'INVALID_TRANSACTION_FORMAT', message: 'transaction blob transactions must have a to address' };
+  if (hashes.length === 0) return { kind: 'invalid', reason: 'INVALID_BLOBS', message: 'transaction blob transactions must specify one or more versioned hashes' };
+  if (BigInt(hashes.length) > MAX_BLOBS_PER_TRANSACTION_CANCUN)
+    return { kind: 'invalid', reason: 'TOTAL_BLOB_GAS_TOO_HIGH', message: `Blob transaction has too many blobs: ${hashes.length}` };
+  for (const h of hashes)
+    if (!h.startsWith('0x01'))
+      return { kind: 'invalid', reason: 'INVALID_BLOBS', message: `transaction blobs commitment version is not supported. Expected 1, found ${parseInt(h.slice(2, 4), 16)}` };
+  return undefined;
+}
 
 /** ethereumjs EVM error -> Besu ExceptionalHaltReason description. */
 export function haltDescription(error: string, opcode?: number): string {
@@ -271,7 +315,12 @@ export class TransactionSimulator {
   simulate(b: SimBlock, req: CallRequest, gasCap: bigint, opts: SimulateOptions): Promise<SimOutcome> {
     return this.withState(b.stateRoot, b.number, b.timestamp, async (sm, vm) => {
       const common = vm.common;
-      return this.simulateLocked(common, sm, vm, b, req, gasCap, opts);
+      const restore = movePrecompiles(vm, opts.overrides ?? []);
+      try {
+        return await this.simulateLocked(common, sm, vm, b, req, gasCap, opts);
+      } finally {
+        restore();
+      }
     });
   }
 
@@ -297,6 +346,13 @@ export class TransactionSimulator {
     const value = req.value ?? 0n;
     const data = req.data ?? new Uint8Array(0);
     const isCreate = req.to === undefined;
+    const blobHashes = req.blobVersionedHashes;
+
+    // MainnetBlobsValidator.validateBlobTransaction, before any cost check
+    if (blobHashes !== undefined) {
+      const invalid = blobTransactionProblem(isCreate, blobHashes);
+      if (invalid) return invalid;
+    }
 
     // TransactionSimulator.buildTransaction: prices and the transaction type Besu guesses
     const noPricing = req.gasPrice === undefined && req.maxFeePerGas === undefined && req.maxPriorityFeePerGas === undefined;
@@ -326,6 +382,20 @@ export class TransactionSimulator {
           message: 'max priority fee per gas cannot be greater than max fee per gas',
         };
     }
+    // validateCostAndFee, blob part: the blob base fee is zero for eth_call without strict pricing
+    let blobGas = 0n;
+    let maxFeePerBlobGas = 0n;
+    if (blobHashes !== undefined && common.isActivatedEIP(4844)) {
+      blobGas = BigInt(blobHashes.length) * common.param('blobGasPerBlob');
+      const blobBaseFee = p.allowExceedingBalance ? 0n : blobGasPrice(b.excessBlobGas ?? 0n);
+      maxFeePerBlobGas = p.allowExceedingBalance ? 0n : (req.maxFeePerBlobGas ?? blobBaseFee);
+      if (!p.allowUnderpriced && blobBaseFee > maxFeePerBlobGas)
+        return {
+          kind: 'invalid',
+          reason: 'BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE',
+          message: `tx max fee per blob gas less than block blob gas fee: address ${sender.toLowerCase()} blobGasFeeCap: ${weiHumanReadable(maxFeePerBlobGas)}, blobBaseFee: ${weiHumanReadable(blobBaseFee)}`,
+        };
+    }
     const intrinsic = intrinsicGas(common, data, isCreate, req.accessList ?? []);
     if (intrinsic > gasLimit)
       return {
@@ -337,7 +407,7 @@ export class TransactionSimulator {
       return { kind: 'invalid', reason: 'INITCODE_TOO_LARGE', message: `Initcode size of ${data.length} exceeds maximum size of ${common.param('maxInitCodeSize')}` };
 
     // validateForSender
-    const upfront = gasLimit * maxGasPrice + value;
+    const upfront = gasLimit * maxGasPrice + blobGas * maxFeePerBlobGas + value;
     if (!p.allowUnderpriced && upfront > account.balance)
       return {
         kind: 'invalid',
@@ -361,7 +431,9 @@ export class TransactionSimulator {
     const txPrice = is1559 ? min(maxFee, (baseFee ?? 0n) + maxPrio) : gasPrice;
     const acc = (await sm.getAccount(senderAddr)) ?? new Account();
     acc.nonce = nonce; // a future nonce given by the caller is what the "transaction" carries
-    const upfrontGas = gasLimit * txPrice;
+    // the blob fee is paid at the blob base fee (zero for eth_call without strict pricing)
+    const blobFee = blobGas > 0n && !p.allowExceedingBalance ? blobGas * blobGasPrice(b.excessBlobGas ?? 0n) : 0n;
+    const upfrontGas = gasLimit * txPrice + blobFee;
     acc.balance = acc.balance >= upfrontGas ? acc.balance - upfrontGas : 0n; // allowUnderpriced: underflow allowed
     await vm.evm.journal.putAccount(senderAddr, acc);
 
@@ -407,6 +479,7 @@ export class TransactionSimulator {
         gasLimit: gasLimit - intrinsic,
         gasPrice: txPrice,
         origin: senderAddr,
+        blobVersionedHashes: blobHashes,
       });
     } finally {
       if (tracer) {
@@ -570,6 +643,30 @@ function minimal(v: bigint): Uint8Array {
 }
 
 /** TransactionSimulator.applyOverrides (nonce, balance, code, state = clear + set, stateDiff = set). */
+/**
+ * Besu's SimulationTransactionProcessorFactory.overridePrecompileAddresses: for this simulation the
+ * EVM's precompile table maps each moved precompile to its new address. Returns the undo.
+ */
+function movePrecompiles(vm: VM, overrides: StateOverride[]): () => void {
+  const moves = overrides.filter((o) => o.movePrecompileToAddress !== undefined);
+  if (moves.length === 0) return () => {};
+  const evm = vm.evm as unknown as { _precompiles: Map<string, unknown> };
+  const original = evm._precompiles;
+  const key = (address: Hex) => address.slice(2).toLowerCase().padStart(40, '0');
+  const table = new Map<string, unknown>();
+  for (const o of moves) {
+    const fn = original.get(key(o.address));
+    if (fn === undefined) throw new PrecompileOverrideError(`Address ${o.address.toLowerCase()} is not a precompile.`);
+    table.set(key(o.movePrecompileToAddress!), fn);
+  }
+  const moved = new Set(moves.map((o) => key(o.address)));
+  for (const [address, fn] of original) if (!moved.has(address)) table.set(address, fn);
+  evm._precompiles = table;
+  return () => {
+    evm._precompiles = original;
+  };
+}
+
 async function applyOverride(sm: MerkleStateManager, o: StateOverride): Promise<void> {
   const address = createAddressFromString(o.address);
   const account = (await sm.getAccount(address)) ?? new Account();

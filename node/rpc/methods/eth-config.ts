@@ -1,0 +1,114 @@
+/**
+ * eth_config (EIP-7910), as Besu's EthConfig answers it (besu: ethereum/api/.../methods/EthConfig.java,
+ * ethereum/eth/.../forkid/ForkIdManager.java; snapshot 3fd224e2):
+ *
+ * - `current`: the fork of the head's child at the node's present time; `next`: the first
+ *   time-scheduled fork after the present time; `last`: the last scheduled fork. With no future
+ *   fork both `next` and `last` are null.
+ * - `activationTime` is the fork's milestone: a timestamp, or a block number for block forks
+ *   (Besu prints whichever the fork is scheduled by).
+ * - `forkId` (EIP-2124): CRC-32 of the genesis hash updated with every fork activation up to the
+ *   fork, block numbers first, then timestamps after the genesis time.
+ * - `blobSchedule`: Cancun's 3/6 and update fraction 3338477; before Cancun Besu reports the
+ *   default blob gas limit (max 6) with target 0 and fraction 0.
+ * - Forks after Cancun are refused with an internal error: this node cannot run them, and their
+ *   system contracts are not modelled.
+ */
+import { crc32 } from 'node:zlib';
+import { hexToBytes } from '../../crypto/bytes.ts';
+import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from '../../chain/genesis.ts';
+import { rpcErrorWithReason } from '../errors.ts';
+import type { NodeApi } from '../node-api.ts';
+import type { RpcMethodSpec } from '../registry.ts';
+
+interface Milestone {
+  name: string;
+  value: number;
+  by: 'block' | 'time';
+}
+
+const BLOCK_ORDER = ['chainstart', ...BLOCK_FORK_KEYS.map(([n]) => n)];
+const TIME_ORDER = TIME_FORK_KEYS.map(([n]) => n);
+const rank = (name: string) => (BLOCK_ORDER.includes(name) ? BLOCK_ORDER.indexOf(name) : BLOCK_ORDER.length + TIME_ORDER.indexOf(name));
+const atLeast = (name: string, fork: string) => rank(name) >= rank(fork);
+
+/** The forks the genesis schedules (Frontier at block 0 first), in activation order. */
+export function milestones(genesis: Genesis): Milestone[] {
+  const blocks = Object.entries(genesis.forkBlocks)
+    .filter(([name]) => BLOCK_ORDER.includes(name))
+    .map(([name, value]) => ({ name, value, by: 'block' as const }));
+  const times = Object.entries(genesis.forkTimestamps)
+    .filter(([name]) => TIME_ORDER.includes(name))
+    .map(([name, value]) => ({ name, value, by: 'time' as const }));
+  const order = (a: Milestone, b: Milestone) => a.value - b.value || rank(a.name) - rank(b.name);
+  return [{ name: 'chainstart', value: 0, by: 'block' }, ...blocks.sort(order), ...times.sort(order)];
+}
+
+export function forkIdAt(genesis: Genesis, genesisHash: string, fork: Milestone): string {
+  const blockForks = [...new Set(Object.values(genesis.forkBlocks).filter((v) => v > 0))].sort((a, b) => a - b);
+  const timeForks = [...new Set(Object.values(genesis.forkTimestamps).filter((v) => v > genesis.timestamp))].sort((a, b) => a - b);
+  const passed = fork.by === 'block' ? blockForks.filter((b) => b <= fork.value) : [...blockForks, ...timeForks.filter((t) => t <= fork.value)];
+  let crc = crc32(hexToBytes(genesisHash));
+  for (const value of passed) {
+    const be = Buffer.alloc(8);
+    be.writeBigUInt64BE(BigInt(value));
+    crc = crc32(be, crc);
+  }
+  return `0x${crc.toString(16).padStart(8, '0')}`;
+}
+
+const PRECOMPILES: Array<[string, number, string]> = [
+  ['ECREC', 1, 'chainstart'],
+  ['SHA256', 2, 'chainstart'],
+  ['RIPEMD160', 3, 'chainstart'],
+  ['ID', 4, 'chainstart'],
+  ['MODEXP', 5, 'byzantium'],
+  ['BN254_ADD', 6, 'byzantium'],
+  ['BN254_MUL', 7, 'byzantium'],
+  ['BN254_PAIRING', 8, 'byzantium'],
+  ['BLAKE2F', 9, 'istanbul'],
+  ['KZG_POINT_EVALUATION', 10, 'cancun'],
+];
+
+function forkConfig(api: NodeApi, fork: Milestone): Record<string, unknown> {
+  const genesis = api.node.config.genesis;
+  if (rank(fork.name) > rank('cancun'))
+    throw rpcErrorWithReason('INTERNAL_ERROR', `${fork.name} is scheduled, and forks after Cancun are not supported by this node`);
+  const cancun = atLeast(fork.name, 'cancun');
+  const precompiles = Object.fromEntries(
+    PRECOMPILES.filter(([, , since]) => atLeast(fork.name, since))
+      .map(([name, address]) => [name, `0x${address.toString(16).padStart(40, '0')}`] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  const config: Record<string, unknown> = {
+    activationTime: fork.value,
+    blobSchedule: cancun ? { baseFeeUpdateFraction: 3338477, max: 6, target: 3 } : { baseFeeUpdateFraction: 0, max: 6, target: 0 },
+    chainId: `0x${genesis.chainId.toString(16)}`,
+    forkId: forkIdAt(genesis, api.node.chain.genesis.hash, fork),
+    precompiles,
+  };
+  if (cancun) config.systemContracts = { BEACON_ROOTS_ADDRESS: '0x000f3df6d732807ef1319fb7b8bb8522d0beac02' };
+  return config;
+}
+
+export function ethConfigMethods(api: NodeApi): RpcMethodSpec[] {
+  return [
+    {
+      name: 'eth_config',
+      group: 'ETH',
+      handler: () => {
+        const all = milestones(api.node.config.genesis);
+        const nextNumber = api.headNumber() + 1;
+        const nowSeconds = Math.floor(api.node.runtime.clock.nowMs() / 1000);
+        const active = all.filter((m) => (m.by === 'block' ? m.value <= nextNumber : m.value <= nowSeconds));
+        const current = active[active.length - 1];
+        const next = all.find((m) => m.by === 'time' && m.value > nowSeconds);
+        return {
+          current: forkConfig(api, current),
+          next: next ? forkConfig(api, next) : null,
+          last: next ? forkConfig(api, all[all.length - 1]) : null,
+        };
+      },
+    },
+  ];
+}
