@@ -5,6 +5,7 @@
  * ever go up.
  */
 import test from 'ava';
+import { createNodeRpc } from '../node/rpc/node-rpc.ts';
 import { formatResults, runEthCases, runGraphqlCases, startSpecNode } from './conformance/besu-spec.ts';
 
 const ETH_FLOOR = 200;
@@ -32,6 +33,21 @@ test('Besu GraphQL spec cases pass on the imported spec chain', async (t) => {
     t.is(graphql.length, 61);
     t.true(graphql.filter((r) => r.pass).length >= GRAPHQL_FLOOR);
   } finally {
+    await live.close();
+  }
+});
+
+test('a node on a chain without a BFT section runs no consensus and registers no qbft_ method', async (t) => {
+  const live = await startSpecNode();
+  const rpc = createNodeRpc(live.node);
+  try {
+    t.false(live.node.bft);
+    t.is((live.node as { qbft?: unknown }).qbft, undefined);
+    const names = rpc.methods.map((m) => m.name);
+    t.true(names.includes('eth_blockNumber'));
+    t.false(names.some((n) => n.startsWith('qbft_')));
+  } finally {
+    rpc.close();
     await live.close();
   }
 });

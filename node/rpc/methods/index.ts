@@ -42,7 +42,9 @@ export function allMethods(api: NodeApi, opts: MethodsOptions = {}): RpcMethodSp
     ...ethMethods(api),
     ...netMethods(api, opts.services),
     ...web3Methods(api),
-    ...qbftMethods(api),
+    // A chain without a BFT section has no validators or votes: its qbft_ names stay unregistered
+    // and answer -32604 "Method not enabled", as every known-but-unbuilt Besu method does.
+    ...(api.node.bft ? qbftMethods(api) : []),
     ...txpoolMethods(api),
     ...adminMethods(api),
     ...minerMethods(api),
