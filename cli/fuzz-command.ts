@@ -11,6 +11,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     shard: { type: 'string' },
     json: { type: 'boolean' },
     'failure-dir': { type: 'string' },
+    'report-dir': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`fuzz: unexpected argument '${positionals[0]}'`);
   const runs = values.runs === undefined ? 100 : Number(values.runs);
@@ -36,6 +37,9 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   else {
     io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
     for (const f of report.failures) io.out(`  failure in case ${f.caseIndex}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
+  }
+  if (values['report-dir'] !== undefined && report.failures.length > 0) {
+    await (await import('./report-command.ts')).writeFuzzFailureReports(values['report-dir'] as string, report.failures, io, wallClock);
   }
   return report.failures.length === 0 ? 0 : 1;
 }

@@ -21,21 +21,24 @@ export const HELP = `qbft-lab: a Besu-compatible QBFT node under a deterministic
 
 Usage:
   qbft-lab scenario list
-  qbft-lab scenario run <name|file.json> [--seed N] [--json] [--trace FILE]
-  qbft-lab scenario run --all [--json]
+  qbft-lab scenario run <name|file.json> [--seed N] [--json] [--trace FILE] [--report-dir DIR]
+  qbft-lab scenario run --all [--json] [--report-dir DIR]
   qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
                [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
                [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
-               [--genesis-file F] [--json] [--trace FILE]
+               [--genesis-file F] [--json] [--trace FILE] [--report-dir DIR]
+  qbft-lab report <trace.jsonl|name|file.json> [--seed N] [--html FILE] [--md FILE]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
                    [--chain-id ID] [--duration S]
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
-  qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR]
+  qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR] [--report-dir DIR]
   qbft-lab genesis inspect --genesis-file F [--json]
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
   qbft-lab help
+
+--report-dir DIR writes an HTML and a Markdown report and the trace of every failed run.
 
 Exit status: 0 when every run is ok, 1 when a run fails its checks, 2 on a usage error.`;
 
@@ -61,10 +64,11 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
 
 const wallClock = () => performance.now();
 
-async function runWithTrace(s: Scenario, seed: number | undefined, traceFile: string | undefined): Promise<RunResult> {
+async function runWithTrace(s: Scenario, seed: number | undefined, traceFile: string | undefined, reportDir?: { dir: string; io: Io }): Promise<RunResult> {
   let world: World | undefined;
-  const result = await runScenario(s, { seed, wallClock, keepTrace: traceFile !== undefined, onWorld: (w) => (world = w) });
+  const result = await runScenario(s, { seed, wallClock, keepTrace: traceFile !== undefined || reportDir !== undefined, onWorld: (w) => (world = w) });
   if (traceFile && world) world.trace.writeJsonl(traceFile);
+  if (reportDir && world && !result.ok) (await import('./report-command.ts')).writeFailureReports(reportDir.dir, s, result, world, reportDir.io);
   return result;
 }
 
@@ -100,12 +104,14 @@ async function scenarioCommand(args: string[], io: Io): Promise<number> {
     json: { type: 'boolean' },
     trace: { type: 'string' },
     all: { type: 'boolean' },
+    'report-dir': { type: 'string' },
   });
   const seed = parseSeed(values.seed as string | undefined);
+  const reportDir = values['report-dir'] === undefined ? undefined : { dir: values['report-dir'] as string, io };
   if (values.all) {
     const results: RunResult[] = [];
     for (const s of SCENARIOS) {
-      const r = await runScenario(s, { seed, wallClock });
+      const r = await runWithTrace(s, seed, undefined, reportDir);
       results.push(r);
       if (values.json) io.out(runJson(r));
     }
@@ -113,7 +119,7 @@ async function scenarioCommand(args: string[], io: Io): Promise<number> {
     return results.every((r) => r.ok) ? 0 : 1;
   }
   if (positionals.length !== 1) throw new UsageError('scenario run: give one scenario name or file (or --all)');
-  const r = await runWithTrace(loadScenario(positionals[0]), seed, values.trace as string | undefined);
+  const r = await runWithTrace(loadScenario(positionals[0]), seed, values.trace as string | undefined, reportDir);
   io.out(values.json ? runJson(r) : formatRun(r));
   return r.ok ? 0 : 1;
 }
@@ -137,10 +143,12 @@ async function simCommand(args: string[], io: Io): Promise<number> {
     'wire-layout': { type: 'string' },
     json: { type: 'boolean' },
     trace: { type: 'string' },
+    'report-dir': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`sim: unexpected argument '${positionals[0]}'`);
   const scenario = simScenario(values as never);
-  const r = await runWithTrace(scenario, scenario.seed, values.trace as string | undefined);
+  const reportDir = values['report-dir'] === undefined ? undefined : { dir: values['report-dir'] as string, io };
+  const r = await runWithTrace(scenario, scenario.seed, values.trace as string | undefined, reportDir);
   io.out(values.json ? runJson(r) : formatRun(r));
   return r.ok ? 0 : 1;
 }
@@ -190,6 +198,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return await simCommand(args, io);
       case 'fuzz':
         return await fuzzCommand(args, io, parse, wallClock);
+      case 'report':
+        return await (await import('./report-command.ts')).reportCommand(args, io, parse, wallClock);
       case 'genesis':
         return await genesisCommand(args, io);
       case 'network': {

@@ -1,0 +1,157 @@
+/**
+ * Who took part in a run and how it ended, read from the trace's `run-started` and `run-finished`
+ * lines. Traces written before those lines existed still work: nodes are then collected from the
+ * lines that name them, and the parameters and verdict stay null.
+ */
+import type { TraceLine } from '../../sim/trace.ts';
+
+export type NodeRole = 'validator' | 'observer' | 'twin';
+
+export interface NodeInfo {
+  name: string;
+  address: string | null;
+  role: NodeRole;
+  /** Byzantine, misconfigured or a twin: excluded from the honest-node invariants. */
+  faulty: boolean;
+}
+
+export interface RunVerdict {
+  ok: boolean;
+  height: number;
+  roundChanges: number;
+  maxRound: number;
+  invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
+  expectations: Array<{ text: string; ok: boolean }>;
+  errors: string[];
+}
+
+export interface RunInfo {
+  scenario: string | null;
+  seed: number | null;
+  /** Absolute virtual time (ms) of the first trace line; every other time in the model is relative to it. */
+  originMs: number;
+  /** Relative time of the end of the run (the verdict line, or the last line). */
+  endMs: number;
+  durationMs: number | null;
+  /** Validators at genesis. */
+  validators: number;
+  nodes: NodeInfo[];
+  blockPeriodSeconds: number | null;
+  requestTimeoutSeconds: number | null;
+  epochLength: number | null;
+  earlyRoundChange: boolean | null;
+  verdict: RunVerdict | null;
+  /** keccak-256 of the trace file, when the loader knows it. */
+  traceHash: string | null;
+  /** Trace lines read. */
+  lines: number;
+}
+
+export function roleOfName(name: string): NodeRole {
+  if (/-twin$/.test(name)) return 'twin';
+  return /^v\d+$/.test(name) ? 'validator' : 'observer';
+}
+
+/** v0, v1, ..., v10 (numeric), then observers, then twins. */
+export function compareNodeNames(a: string, b: string): number {
+  const rank = (n: string) => ({ validator: 0, observer: 1, twin: 2 })[roleOfName(n)];
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  const na = /\d+/.exec(a);
+  const nb = /\d+/.exec(b);
+  if (na && nb && Number(na[0]) !== Number(nb[0])) return Number(na[0]) - Number(nb[0]);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+export class RunInfoTracker {
+  private originMs: number | undefined;
+  private lastMs = 0;
+  private lineCount = 0;
+  private started: TraceLine | undefined;
+  private finished: { t: number; line: TraceLine } | undefined;
+  private readonly seen = new Set<string>();
+
+  /** The first line fixes the origin; returns the line's time relative to it. */
+  relative(line: TraceLine): number {
+    if (this.originMs === undefined) this.originMs = line.t;
+    return line.t - this.originMs;
+  }
+
+  /** Absolute virtual time of the first line (0 before any). */
+  origin(): number {
+    return this.originMs ?? 0;
+  }
+
+  add(line: TraceLine, t: number): void {
+    this.lineCount++;
+    if (t > this.lastMs) this.lastMs = t;
+    if (line.node !== null) this.seen.add(line.node);
+    switch (line.kind) {
+      case 'run-started':
+        this.started ??= line;
+        break;
+      case 'run-finished':
+        this.finished = { t, line };
+        break;
+      case 'msg-sent':
+        // Message lines carry the node names in from/to (their `node` is null).
+        if (typeof line.from === 'string') this.seen.add(line.from);
+        break;
+    }
+  }
+
+  /** Nodes known so far, in run-started order or else by name. */
+  nodes(): NodeInfo[] {
+    const declared = Array.isArray(this.started?.nodes) ? (this.started!.nodes as Array<Record<string, unknown>>) : [];
+    const out: NodeInfo[] = declared
+      .filter((n) => typeof n.name === 'string')
+      .map((n) => ({
+        name: n.name as string,
+        address: typeof n.address === 'string' ? n.address : null,
+        role: n.role === 'validator' || n.role === 'observer' || n.role === 'twin' ? n.role : roleOfName(n.name as string),
+        faulty: n.faulty === true,
+      }));
+    const known = new Set(out.map((n) => n.name));
+    const extra = [...this.seen].filter((n) => !known.has(n)).sort(compareNodeNames);
+    for (const name of extra) out.push({ name, address: null, role: roleOfName(name), faulty: roleOfName(name) === 'twin' });
+    return out;
+  }
+
+  info(endMs?: number): RunInfo {
+    const s = this.started;
+    const f = this.finished?.line;
+    const nodes = this.nodes();
+    const verdict: RunVerdict | null = f
+      ? {
+          ok: f.ok === true,
+          height: num(f.height) ?? -1,
+          roundChanges: num(f.roundChanges) ?? 0,
+          maxRound: num(f.maxRound) ?? 0,
+          invariants: {
+            agreement: (f.invariants as RunVerdict['invariants'] | undefined)?.agreement === true,
+            validity: (f.invariants as RunVerdict['invariants'] | undefined)?.validity === true,
+            liveness: ((f.invariants as RunVerdict['invariants'] | undefined)?.liveness ?? null) as boolean | null,
+          },
+          expectations: Array.isArray(f.expectations) ? (f.expectations as RunVerdict['expectations']).map((e) => ({ text: String(e.text), ok: e.ok === true })) : [],
+          errors: Array.isArray(f.errors) ? (f.errors as unknown[]).map(String) : [],
+        }
+      : null;
+    return {
+      scenario: typeof s?.scenario === 'string' ? s.scenario : null,
+      seed: num(s?.seed),
+      originMs: this.originMs ?? 0,
+      endMs: endMs ?? this.finished?.t ?? this.lastMs,
+      durationMs: num(s?.durationMs),
+      validators: num(s?.validators) ?? nodes.filter((n) => n.role === 'validator').length,
+      nodes,
+      blockPeriodSeconds: num(s?.blockPeriodSeconds),
+      requestTimeoutSeconds: num(s?.requestTimeoutSeconds),
+      epochLength: num(s?.epochLength),
+      earlyRoundChange: typeof s?.earlyRoundChange === 'boolean' ? s.earlyRoundChange : null,
+      verdict,
+      traceHash: null,
+      lines: this.lineCount,
+    };
+  }
+}
