@@ -5,8 +5,9 @@
 # without either it fails loudly, and so then does the browser test.
 set -euo pipefail
 
+# (Debian's wrapper script prints a harmless shell warning on stderr: hidden.)
 if [ -x /usr/bin/chromium ] && /usr/bin/chromium --version >/dev/null 2>&1; then
-  /usr/bin/chromium --version
+  /usr/bin/chromium --version 2>/dev/null
   exit 0
 fi
 
@@ -23,4 +24,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt_opts=(-o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
 "${as_root[@]}" apt-get "${apt_opts[@]}" update -qq
 "${as_root[@]}" apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
-/usr/bin/chromium --version
+/usr/bin/chromium --version 2>/dev/null

@@ -91,6 +91,9 @@ export class RoundTracker {
         if (change && change.height === line.height && change.toRound === line.round) {
           change.sent = true;
           change.preparedRound = typeof line.preparedRound === 'number' ? line.preparedRound : null;
+          // A node sends its own ROUND_CHANGE only when its timer expires or on an early round change
+          // (which has its own line): this reads traces that predate round-timer-expired lines.
+          if (change.reason === 'quorum' && change.atMs === t) change.reason = 'timeout';
         }
         break;
       }
