@@ -195,44 +195,66 @@ export class Dispatcher {
 
   /** Raw request text (HTTP body, WS frame, IPC message). Never throws. */
   async handleText(text: string, ctx: RpcContext): Promise<DispatchResult> {
+    return this.dispatchText(text, ctx);
+  }
+
+  /**
+   * handleText without the promise when it is not needed: the answer comes back synchronously
+   * when every method the request runs answers synchronously (eth_blockNumber, eth_chainId, ...),
+   * else as a promise. Never throws, never rejects. Transports on the hot path use this.
+   */
+  dispatchText(text: string, ctx: RpcContext): DispatchResult | Promise<DispatchResult> {
     try {
-      const transport = this.opts.transport;
-      if (text.length === 0) {
-        return transport === 'ws' ? this.errorResult('INVALID_REQUEST', 200) : this.errorResult('PARSE_ERROR', 400);
-      }
-      const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // Jackson skips a UTF-8 BOM
-      let value: unknown;
-      let ok = true;
-      if (exceedsNesting(src)) ok = false;
-      else {
-        try {
-          value = JSON.parse(src);
-        } catch {
-          ok = false;
-        }
-      }
-      if (!ok) {
-        return transport === 'ws' ? this.errorResult('INTERNAL_ERROR', 200) : this.errorResult('PARSE_ERROR', 400);
-      }
-      return await this.handleValue(value, ctx);
+      return this.parseAndDispatch(text, ctx);
     } catch {
       return this.errorResult('INTERNAL_ERROR', 200);
     }
   }
 
+  private parseAndDispatch(text: string, ctx: RpcContext): DispatchResult | Promise<DispatchResult> {
+    const transport = this.opts.transport;
+    if (text.length === 0) {
+      return transport === 'ws' ? this.errorResult('INVALID_REQUEST', 200) : this.errorResult('PARSE_ERROR', 400);
+    }
+    const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // Jackson skips a UTF-8 BOM
+    let value: unknown;
+    let ok = true;
+    if (exceedsNesting(src)) ok = false;
+    else {
+      try {
+        value = JSON.parse(src);
+      } catch {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      return transport === 'ws' ? this.errorResult('INTERNAL_ERROR', 200) : this.errorResult('PARSE_ERROR', 400);
+    }
+    return this.dispatchValue(value, ctx);
+  }
+
   /** An already-parsed request or batch. Never throws. */
   async handleValue(value: unknown, ctx: RpcContext): Promise<DispatchResult> {
+    return this.dispatchValue(value, ctx);
+  }
+
+  /** handleValue, synchronous when every method it runs is (see dispatchText). Never throws. */
+  dispatchValue(value: unknown, ctx: RpcContext): DispatchResult | Promise<DispatchResult> {
     try {
-      if (Array.isArray(value)) return await this.handleBatch(value, ctx);
-      if (isPlainObject(value)) return await this.handleSingle(value, ctx);
-      switch (this.opts.transport) {
-        case 'ws':
-          return this.errorResult('INTERNAL_ERROR', 200);
-        case 'ipc':
-          return { body: undefined, httpStatus: 200 };
-        default:
-          return this.errorResult('PARSE_ERROR', 400);
+      let answer: DispatchResult | Promise<DispatchResult>;
+      if (Array.isArray(value)) answer = this.handleBatch(value, ctx);
+      else if (isPlainObject(value)) answer = this.handleSingle(value, ctx);
+      else {
+        switch (this.opts.transport) {
+          case 'ws':
+            return this.errorResult('INTERNAL_ERROR', 200);
+          case 'ipc':
+            return { body: undefined, httpStatus: 200 };
+          default:
+            return this.errorResult('PARSE_ERROR', 400);
+        }
       }
+      return answer instanceof Promise ? answer.catch(() => this.errorResult('INTERNAL_ERROR', 200)) : answer;
     } catch {
       return this.errorResult('INTERNAL_ERROR', 200);
     }
@@ -252,8 +274,12 @@ export class Dispatcher {
     return { body: formatErrorType(null, type), httpStatus };
   }
 
-  private async handleSingle(obj: Record<string, unknown>, ctx: RpcContext): Promise<DispatchResult> {
-    const outcome = await this.executeObject(obj, ctx);
+  private handleSingle(obj: Record<string, unknown>, ctx: RpcContext): DispatchResult | Promise<DispatchResult> {
+    const outcome = this.executeObject(obj, ctx);
+    return outcome instanceof Promise ? outcome.then((o) => this.singleResult(o)) : this.singleResult(outcome);
+  }
+
+  private singleResult(outcome: Outcome): DispatchResult {
     if (outcome.kind === 'none') return { body: undefined, httpStatus: 200 };
     const body = this.render(outcome);
     let httpStatus = 200;
@@ -295,7 +321,7 @@ export class Dispatcher {
   }
 
   /** JsonRpcRequest mapping (see header) then execution. */
-  private async executeObject(obj: Record<string, unknown>, ctx: RpcContext): Promise<Outcome> {
+  private executeObject(obj: Record<string, unknown>, ctx: RpcContext): Outcome | Promise<Outcome> {
     const hasId = Object.hasOwn(obj, 'id');
     const id = hasId ? obj.id : undefined;
     const method = obj.method;
@@ -314,8 +340,13 @@ export class Dispatcher {
     return this.execute(name, Array.isArray(params) ? params : [], ctx, id);
   }
 
-  private async execute(method: string, params: unknown[], ctx: RpcContext, id: unknown): Promise<Outcome> {
-    const outcome = await this.executeUnobserved(method, params, ctx, id);
+  private execute(method: string, params: unknown[], ctx: RpcContext, id: unknown): Outcome | Promise<Outcome> {
+    const outcome = this.executeUnobserved(method, params, ctx, id);
+    if (this.opts.onCall === undefined) return outcome;
+    return outcome instanceof Promise ? outcome.then((o) => this.observe(method, params, o)) : this.observe(method, params, outcome);
+  }
+
+  private observe(method: string, params: unknown[], outcome: Outcome): Outcome {
     const onCall = this.opts.onCall;
     if (onCall && outcome.kind !== 'none') {
       try {
@@ -333,7 +364,8 @@ export class Dispatcher {
     return outcome;
   }
 
-  private async executeUnobserved(method: string, params: unknown[], ctx: RpcContext, id: unknown): Promise<Outcome> {
+  /** Synchronous when the method's handler is (returns no thenable). */
+  private executeUnobserved(method: string, params: unknown[], ctx: RpcContext, id: unknown): Outcome | Promise<Outcome> {
     const spec = this.opts.registry.get(method);
     if (spec === undefined || !isMethodEnabled(spec, this.opts.transport, this.opts.enabledApis)) {
       return {
@@ -345,18 +377,35 @@ export class Dispatcher {
     if (this.opts.authEnabled && !this.opts.methodsNoAuth?.has(method) && !isPermitted(method, ctx.permissions)) {
       return { kind: 'error', id, error: errorOf('UNAUTHORIZED'), unauthorized: true };
     }
+    let result: unknown;
     try {
-      const result = await spec.handler(params, ctx);
-      return { kind: 'result', id, result };
+      result = spec.handler(params, ctx);
     } catch (e) {
-      if (e instanceof RpcError) {
-        const error: ErrorObject = { code: e.code, message: e.message };
-        if (e.data !== undefined && e.data !== null) error.data = e.data;
-        return { kind: 'error', id, error };
-      }
-      return { kind: 'error', id, error: errorOf('INTERNAL_ERROR') };
+      return failure(e, id);
     }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (value): Outcome => ({ kind: 'result', id, result: value }),
+        (e: unknown) => failure(e, id),
+      );
+    }
+    return { kind: 'result', id, result };
   }
+}
+
+/** What `await` would treat as a promise. */
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return (typeof x === 'object' || typeof x === 'function') && x !== null && typeof (x as { then?: unknown }).then === 'function';
+}
+
+/** A method's exception as an outcome: its RpcError, else -32603. */
+function failure(e: unknown, id: unknown): Outcome {
+  if (e instanceof RpcError) {
+    const error: ErrorObject = { code: e.code, message: e.message };
+    if (e.data !== undefined && e.data !== null) error.data = e.data;
+    return { kind: 'error', id, error };
+  }
+  return { kind: 'error', id, error: errorOf('INTERNAL_ERROR') };
 }
 
 /**
