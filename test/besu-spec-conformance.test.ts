@@ -9,7 +9,7 @@ import { createNodeRpc } from '../node/rpc/node-rpc.ts';
 import { formatResults, runEthCases, runGraphqlCases, startSpecNode } from './conformance/besu-spec.ts';
 
 const ETH_FLOOR = 200;
-const GRAPHQL_FLOOR = 35;
+const GRAPHQL_FLOOR = 57;
 
 test('Besu JSON-RPC spec cases pass on the imported spec chain', async (t) => {
   const live = await startSpecNode();

@@ -1,9 +1,13 @@
 import test from 'ava';
-import { bytesToHex } from '../../crypto/bytes.ts';
+import { RLP } from '@ethereumjs/rlp';
+import { GraphQLError, isObjectType } from 'graphql';
+import { bytesToHex, hexToBytes } from '../../crypto/bytes.ts';
 import { LOGGER_CONTRACT } from '../../../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS } from '../../../sim/keys.ts';
-import { sign1559, startCluster, type Cluster } from '../methods/test-kit.ts';
-import { createGraphqlHandler } from './handler.ts';
+import { sign1559, signLegacy, startCluster, storeInitCode, type Cluster } from '../methods/test-kit.ts';
+import { createGraphqlHandler, executionError } from './handler.ts';
+import { buildResolvers } from './resolvers.ts';
+import { buildEthSchema } from './schema.ts';
 
 let c: Cluster;
 let gql: ReturnType<typeof createGraphqlHandler>;
@@ -76,6 +80,37 @@ test.serial('call and estimateGas', async (t) => {
   t.is(json.data.block.estimateGas, '0x5208');
 });
 
+test.serial('sendRawTransaction rejections map to Besu\'s GraphQL errors', async (t) => {
+  const low = signLegacy(c.node, 0, { nonce: 0n, to: BESU_TEST_ACCOUNTS[1].address, value: 1n });
+  const tooLow = await post('mutation($d: Bytes!) { sendRawTransaction(data: $d) }', { d: bytesToHex(low.serialize()) });
+  t.is(tooLow.status, 400);
+  t.deepEqual(tooLow.json, {
+    errors: [
+      {
+        message: 'Exception while fetching data (/sendRawTransaction) : Nonce too low',
+        locations: [{ line: 1, column: 24 }],
+        path: ['sendRawTransaction'],
+        extensions: { errorCode: -32001, errorMessage: 'Nonce too low', classification: 'DataFetchingException' },
+      },
+    ],
+    data: null,
+  });
+  const garbage = await post('mutation { sendRawTransaction(data: "0x1234") }');
+  t.is(garbage.json.errors[0].extensions.errorCode, -32602);
+});
+
+test.serial('pooled transactions: in pending, not found by transaction(hash)', async (t) => {
+  const tx = sign1559(c.node, 1, { nonce: 1n, to: BESU_TEST_ACCOUNTS[0].address, value: 7n });
+  const hash = bytesToHex(tx.hash());
+  t.true((await c.node.submitTransaction(tx.serialize())).ok);
+  const { json } = await post(`{ transaction(hash: "${hash}") { hash } pending { transactionCount transactions { hash index block { number } status from { address } } } }`);
+  t.is(json.data.transaction, null);
+  t.is(json.data.pending.transactionCount, '0x1');
+  t.deepEqual(json.data.pending.transactions, [{ hash, index: null, block: null, status: null, from: { address: BESU_TEST_ACCOUNTS[1].address.toLowerCase() } }]);
+  await c.world.runFor(c.world.elapsedMs() + 3_000);
+  t.is((await post(`{ transaction(hash: "${hash}") { status } }`)).json.data.transaction.status, '0x1');
+});
+
 test.serial('sendRawTransaction mutation', async (t) => {
   const tx = sign1559(c.node, 2, { nonce: 1n, to: BESU_TEST_ACCOUNTS[0].address, value: 5n });
   const { status, json } = await post('mutation($d: Bytes!) { sendRawTransaction(data: $d) }', { d: bytesToHex(tx.serialize()) });
@@ -88,17 +123,108 @@ test.serial('sendRawTransaction mutation', async (t) => {
   t.is(mined.json.data.transaction.status, '0x1');
 });
 
-test.serial('parse error -> 400; validation error -> 400; unsupported field -> error', async (t) => {
+test.serial('parse error -> 400; validation error -> 400; bad JSON -> 400', async (t) => {
   const parseErr = await post('{ block { number ');
   t.is(parseErr.status, 400);
-  t.truthy(parseErr.json.errors[0].message);
+  t.deepEqual(parseErr.json.errors[0].extensions, { classification: 'InvalidSyntax' });
   const invalid = await post('{ block { nope } }');
   t.is(invalid.status, 400);
-  const unsupported = await post('{ block { raw } }');
-  t.is(unsupported.status, 400);
-  t.regex(unsupported.json.errors[0].message, /not supported/);
+  t.is(invalid.json.errors[0].message, "Validation error (FieldUndefined@[block/nope]) : Field 'nope' in type 'Block' is undefined");
+  t.false('data' in invalid.json);
   const badJson = await gql({ method: 'POST', contentType: 'application/json', body: '{' });
   t.is(badJson.status, 400);
+});
+
+test.serial('fetcher exceptions: "Exception while fetching data (<path>) : <message>", Besu GraphQLException codes', async (t) => {
+  const missing = await post('{ block(number: 100000) { number } }');
+  t.is(missing.status, 400);
+  t.deepEqual(missing.json, {
+    errors: [
+      {
+        message: 'Exception while fetching data (/block) : Block number 100000 was not found',
+        locations: [{ line: 1, column: 3 }],
+        path: ['block'],
+        extensions: { classification: 'DataFetchingException' },
+      },
+    ],
+    data: { block: null },
+  });
+  const unknownHash = await post(`{ block(hash: "0x${'12'.repeat(32)}") { number } }`);
+  t.is(unknownHash.json.errors[0].message, `Exception while fetching data (/block) : Block hash 0x${'12'.repeat(32)} was not found`);
+  const both = await post(`{ block(number: 1, hash: "${c.api.byNumber(1)!.hash}") { number } }`);
+  t.deepEqual(both.json.errors[0].extensions, { errorCode: -32602, errorMessage: 'Invalid params', classification: 'DataFetchingException' });
+  t.is(both.json.errors[0].message, 'Exception while fetching data (/block) : Invalid params');
+  const range = await post('{ blocks(from: 3, to: 1) { number } }');
+  t.is(range.status, 400);
+  t.is(range.json.data, null);
+  t.is(range.json.errors[0].message, 'Exception while fetching data (/blocks) : Invalid params');
+});
+
+test.serial('a null in a non-null field is graphql-java\'s NonNullableFieldWasNullError', (t) => {
+  const schema = buildEthSchema();
+  const e = new GraphQLError('Cannot return null for non-nullable field Account.address.', { path: ['block', 'account', 'address'] });
+  t.deepEqual(executionError(schema, e), {
+    message:
+      "The field at path '/block/account/address' was declared as a non null type, but the code involved in retrieving data has wrongly returned a null value.  " +
+      'The graphql specification requires that the parent field be set to null, or if that is non nullable that it bubble up null to its parent and so on. ' +
+      "The non-nullable type is 'Address' within parent type 'Account'",
+    path: ['block', 'account', 'address'],
+    extensions: { classification: 'NullValueInNonNullableField' },
+  });
+});
+
+test.serial('transaction fields as Besu answers them (gasPrice of a 1559 transaction is 0, v, raw encodings)', async (t) => {
+  const q = (hash: string) => post(`{ transaction(hash: "${hash}") { type gasPrice maxFeePerGas effectiveGasPrice effectiveTip v yParity accessList { address } raw rawReceipt index } }`);
+  const dynamic = (await q(c.txs.dynamic)).json.data.transaction;
+  const mined = c.api.minedTransaction(c.txs.dynamic)!;
+  const tx = mined.tx;
+  t.is(dynamic.type, '0x2');
+  t.is(dynamic.gasPrice, '0x0');
+  t.is(dynamic.maxFeePerGas, '0x' + (100n * 1_000_000_000n).toString(16));
+  t.is(dynamic.v, dynamic.yParity);
+  t.deepEqual(dynamic.accessList, []);
+  // typed transactions: an RLP byte string around type || payload
+  t.is(dynamic.raw, bytesToHex(RLP.encode(tx.serialize())));
+  const typedReceipt = RLP.decode(hexToBytes(dynamic.rawReceipt)) as Uint8Array;
+  t.is(typedReceipt[0], 2);
+  t.deepEqual((RLP.decode(typedReceipt.subarray(1)) as Uint8Array[])[0], Uint8Array.of(1));
+  const legacy = (await q(c.txs.legacy)).json.data.transaction;
+  t.is(legacy.type, '0x0');
+  t.is(legacy.yParity, null);
+  t.is(legacy.v, '0x' + c.api.minedTransaction(c.txs.legacy)!.tx.v!.toString(16));
+  t.is(legacy.raw, bytesToHex(c.api.minedTransaction(c.txs.legacy)!.tx.serialize()));
+  t.deepEqual(legacy.accessList, []);
+  const fields = RLP.decode(hexToBytes(legacy.rawReceipt)) as Uint8Array[];
+  t.deepEqual(fields[0], Uint8Array.of(1));
+  t.is(fields[2].length, 256);
+});
+
+test.serial('block raw is the body, rawHeader the header; nextBaseFeePerGas null; withdrawals as the block has them', async (t) => {
+  const { status, json } = await post('{ block(number: 2) { raw rawHeader nextBaseFeePerGas withdrawalsRoot withdrawals { index } blobGasUsed } }');
+  t.is(status, 200, JSON.stringify(json));
+  const block = c.api.byNumber(2)!.block;
+  t.is(json.data.block.raw, bytesToHex(RLP.encode(block.raw().slice(1, block.withdrawals ? 4 : 3))));
+  t.is(json.data.block.rawHeader, bytesToHex(block.header.serialize()));
+  t.is(json.data.block.nextBaseFeePerGas, null);
+  t.deepEqual(json.data.block.withdrawals, block.withdrawals ? block.withdrawals.map((w) => ({ index: '0x' + w.index.toString(16) })) : null);
+  t.is(json.data.block.withdrawalsRoot, block.header.withdrawalsRoot ? bytesToHex(block.header.withdrawalsRoot) : null);
+});
+
+test.serial('estimateGas is one simulation\'s gas used (no search); a rejected call: status 0, gas + 1', async (t) => {
+  const deploy = bytesToHex(storeInitCode());
+  const from = BESU_TEST_ACCOUNTS[0].address;
+  const { json } = await post(`{ block { call(data: { from: "${from}", data: "${deploy}" }) { status gasUsed } estimateGas(data: { from: "${from}", data: "${deploy}" }) } pending { estimateGas(data: {}) } }`);
+  t.is(json.data.block.call.status, '0x1');
+  t.is(json.data.block.estimateGas, json.data.block.call.gasUsed);
+  t.is(json.data.pending.estimateGas, '0xcf08'); // an empty creation: 21000 + 32000
+  const low = await post(`{ block { call(data: { from: "${from}", to: "${from}", gas: 100 }) { status gasUsed data } } }`);
+  t.deepEqual(low.json.data.block.call, { status: '0x0', gasUsed: '0x65', data: '0x' });
+});
+
+test.serial('complexity above 200 is aborted before execution', async (t) => {
+  const r = await post('{ block { transactions { block { transactions { block { number }}}}}}');
+  t.is(r.status, 400);
+  t.deepEqual(r.json, { errors: [{ message: 'maximum query complexity exceeded 204 > 200', extensions: { classification: 'ExecutionAborted' } }] });
 });
 
 test.serial('application/graphql body and GET ?query=', async (t) => {
@@ -116,4 +242,15 @@ test.serial('complexity limit', async (t) => {
   const over = await small({ method: 'POST', contentType: 'application/graphql', body: '{ block { number hash parent { number } } }' });
   t.is(over.status, 400);
   t.regex(JSON.parse(over.body).errors[0].message, /complexity/);
+});
+
+test.serial('every field of the schema has a resolver', (t) => {
+  const schema = buildEthSchema();
+  const resolvers = buildResolvers(c.api);
+  const missing: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !isObjectType(type)) continue;
+    for (const field of Object.keys(type.getFields())) if (!resolvers[type.name]?.[field]) missing.push(`${type.name}.${field}`);
+  }
+  t.deepEqual(missing, []);
 });

@@ -1,6 +1,8 @@
 /**
  * The GraphQL endpoint (EIP-1767) on its own port, as Besu serves it: --graphql-http-enabled,
- * host 127.0.0.1, port 8547, path /graphql, JSON or application/graphql bodies, GET ?query=.
+ * host 127.0.0.1, port 8547, path /graphql (a trailing slash too, as Vert.x routes it), JSON or
+ * application/graphql bodies, GET ?query=; GET or POST on / answers 308 with Location: /graphql
+ * (GraphQLHttpService.handleEmptyRequestAndRedirect).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hostAllowed } from './http.ts';
@@ -59,7 +61,11 @@ export async function startGraphqlHttp(opts: GraphqlHttpOptions): Promise<Graphq
     void (async () => {
       if (!hostAllowed(opts.hostAllowlist, req.headers.host)) return send(res, 403, JSON.stringify({ message: 'Host not authorized.' }));
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname !== PATH) return send(res, 404, JSON.stringify({ message: 'Not found' }));
+      if (url.pathname === '/' && (req.method === 'GET' || req.method === 'POST')) {
+        res.writeHead(308, { Location: PATH, 'Content-Length': 0 });
+        return res.end();
+      }
+      if (url.pathname !== PATH && url.pathname !== `${PATH}/`) return send(res, 404, JSON.stringify({ message: 'Not found' }));
       if (req.method !== 'GET' && req.method !== 'POST') return send(res, 405, '', 'text/plain');
       const body = req.method === 'POST' ? await readBody(req, limit) : undefined;
       if (req.method === 'POST' && body === undefined) return send(res, 413, '', 'text/plain');
