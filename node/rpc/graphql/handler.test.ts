@@ -57,6 +57,13 @@ test.serial('transaction(hash) of a transfer', async (t) => {
   t.is(tx.gasUsed, '0x5208');
 });
 
+test.serial('logs over more blocks than --rpc-max-logs-range are refused (a bound Besu leaves out)', async (t) => {
+  const to = c.api.maxLogsRange + 1;
+  const { status, json } = await post(`{ logs(filter: { fromBlock: 0, toBlock: ${to} }) { index } }`);
+  t.is(status, 400); // fetcher exceptions answer 400, as Besu's do
+  t.regex(json.errors[0].message, /Requested range exceeds maximum RPC range limit/);
+});
+
 test.serial('logs of the logger contract', async (t) => {
   const { status, json } = await post(`{ logs(filter: { fromBlock: 0, addresses: ["${LOGGER_CONTRACT}"] }) { index topics transaction { hash } } }`);
   t.is(status, 200);

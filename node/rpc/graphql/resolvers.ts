@@ -445,6 +445,9 @@ export function buildResolvers(api: NodeApi): Record<string, Record<string, Reso
       const from: bigint = a.filter.fromBlock ?? head;
       const to: bigint = a.filter.toBlock ?? head;
       if (from > to) throw besuError('INVALID_PARAMS');
+      // Besu puts no range limit on GraphQL logs; qbft-lab bounds the work a query can ask for with
+      // the JSON-RPC one (--rpc-max-logs-range).
+      if (api.maxLogsRange > 0 && to - from > BigInt(api.maxLogsRange)) throw new FetchError('Requested range exceeds maximum RPC range limit', -32005);
       const logs = await api.logsInRange(from, to, { addresses: addressesOf(a.filter.addresses), topics: topicsOf(a.filter.topics) });
       return logs.map((log) => ({ log }));
     },
