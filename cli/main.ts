@@ -30,6 +30,7 @@ Usage:
                [--genesis-file F] [--json] [--trace FILE] [--report-dir DIR]
   qbft-lab report <trace.jsonl|name|file.json> [--seed N] [--html FILE] [--md FILE]
   qbft-lab tui <trace.jsonl|name|file.json> [--seed N]   (replay in the terminal; keys: ? in the UI)
+  qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
                    [--chain-id ID] [--duration S]
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
@@ -203,6 +204,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return await (await import('./report-command.ts')).reportCommand(args, io, parse, wallClock);
       case 'tui':
         return await (await import('./tui-command.ts')).tuiCommand(args, io, parse, wallClock);
+      case 'teach':
+        return await (await import('./teach-command.ts')).teachCommand(args, io, parse, wallClock);
       case 'genesis':
         return await genesisCommand(args, io);
       case 'network': {

@@ -62,11 +62,14 @@ export function faultsText(faults: readonly FaultInterval[]): string {
   return [...new Set(faults.map(faultText))].join(',');
 }
 
-export const LANE_WIDTHS = { name: 6, height: 7, round: 4, phase: 13, timers: 20, faults: 16, flow: 12 } as const;
+export const LANE_WIDTHS = { name: 6, height: 7, round: 4, phase: 14, timers: 21, faults: 15, flow: 12 } as const;
+
+/** A column: the text fitted into width - 1, then one space. */
+const col = (text: string, width: number) => fit(text, width - 1) + ' ';
 
 export function laneHeader(): string {
   const w = LANE_WIDTHS;
-  return (fit(' node', w.name) + fit('height', w.height) + fit('rnd', w.round) + fit('phase', w.phase) + fit('timers left', w.timers) + fit('faults', w.faults) + 'msgs out/in').trimEnd();
+  return (col(' node', w.name) + col('height', w.height) + col('rnd', w.round) + col('phase', w.phase) + col('timers left', w.timers) + col('faults', w.faults) + 'msgs out/in').trimEnd();
 }
 
 export function phaseOf(lane: LaneFrame): string {
@@ -81,7 +84,7 @@ export function laneRow(lane: LaneFrame, focused = false): string {
   const height = s.height === null ? '-' : `h${s.height}`;
   const round = s.round === null ? '-' : `r${s.round}`;
   const flow = `${lane.flow.sent}/${lane.flow.received}`;
-  return (fit(name, w.name) + fit(height, w.height) + fit(round, w.round) + fit(phaseOf(lane), w.phase) + fit(timersText(s.timers) || '-', w.timers) + fit(faultsText(s.faults) || '-', w.faults) + flow).trimEnd();
+  return (col(name, w.name) + col(height, w.height) + col(round, w.round) + col(phaseOf(lane), w.phase) + col(timersText(s.timers) || '-', w.timers) + col(faultsText(s.faults) || '-', w.faults) + flow).trimEnd();
 }
 
 /** Four lines about one lane: identity and chain head, timers, faults, messages by type. */
