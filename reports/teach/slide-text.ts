@@ -2,21 +2,12 @@
  * A slide as plain text, at most 80 columns: a rule with its number and virtual time, the title,
  * the paragraphs wrapped, its table, and the lanes at its time (the same rows as the tui).
  */
-import { laneHeader, laneRow } from '../tui/lane-text.ts';
+import { laneHeader, laneRow, wrapWords } from '../tui/lane-text.ts';
 import { frameAt } from '../tui/replay-data.ts';
 import type { Slide } from './lesson.ts';
 
 export function wrap(text: string, width = 78, indent = ''): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && (indent + line + ' ' + word).length > width) {
-      out.push(indent + line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) out.push(indent + line);
-  return out;
+  return wrapWords(text, width - indent.length).map((l) => indent + l);
 }
 
 export function slideText(slide: Slide, index: number, total: number, lesson: string): string {

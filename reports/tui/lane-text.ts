@@ -105,3 +105,23 @@ export function laneDetail(lane: LaneFrame, address: string | null, role: string
 export function momentLine(m: Moment, current: boolean, width = 80): string {
   return fit(`${current ? '>' : ' '}${seconds(m.atMs).padStart(9)}  ${m.text}`, width).trimEnd();
 }
+
+/** Words into lines of at most width columns (a longer word gets a line of its own). */
+export function wrapWords(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && [...line].length + 1 + [...word].length > width) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
+/** A moment in full, wrapped under its time (for the moment being shown). */
+export function momentLines(m: Moment, current: boolean, width = 80): string[] {
+  const prefix = `${current ? '>' : ' '}${seconds(m.atMs).padStart(9)}  `;
+  return wrapWords(m.text, Math.max(10, width - prefix.length)).map((l, i) => (i === 0 ? prefix : ' '.repeat(prefix.length)) + l);
+}

@@ -7,7 +7,7 @@
  */
 import { shortHex } from '../format.ts';
 import { KEY_HELP } from './keys.ts';
-import { fit, laneDetail, laneHeader, laneRow, momentLine, seconds } from './lane-text.ts';
+import { fit, laneDetail, laneHeader, laneRow, momentLine, momentLines, seconds } from './lane-text.ts';
 import { frameAt, type LaneFrame, type ReplayData } from './replay-data.ts';
 import { speedOf, type ReplayState } from './replay-controller.ts';
 
@@ -86,7 +86,17 @@ export function screenLines(data: ReplayData, state: ReplayState, size: ScreenSi
     const past = frame.past.filter((m) => concerns(m.nodes));
     const next = data.moments.find((m) => m.atMs > state.atMs && concerns(m.nodes));
     const room = budget - (next ? 1 : 0);
-    for (const m of past.slice(Math.max(0, past.length - room))) out.push({ text: momentLine(m, m.atMs === state.atMs, width), tone: m.atMs === state.atMs ? 'current' : 'normal' });
+    // Newest last; the moments at the current time in full (wrapped), older ones on one line each.
+    const entries: StyledLine[][] = [];
+    let used = 0;
+    for (let i = past.length - 1; i >= 0 && used < room; i--) {
+      const m = past[i]!;
+      const current = m.atMs === state.atMs;
+      const lines = current ? momentLines(m, true, width).slice(0, room - used) : [momentLine(m, false, width)];
+      entries.unshift(lines.map((text) => ({ text, tone: current ? 'current' : 'normal' })));
+      used += lines.length;
+    }
+    for (const e of entries) out.push(...e);
     if (next) out.push({ text: fit(`  next ${seconds(next.atMs)}  ${next.text}`, width).trimEnd(), tone: 'dim' });
   }
   out.push({ text: statusText(data, state), tone: 'status' });
