@@ -48,7 +48,7 @@ export function faultText(f: FaultInterval): string {
     case 'pause':
       return 'paused';
     case 'byzantine':
-      return `byzantine:${f.detail}`;
+      return `byz:${f.detail}`;
     case 'partition':
       return 'partitioned';
     case 'clog':

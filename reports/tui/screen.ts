@@ -58,9 +58,9 @@ function helpLines(rows: number): StyledLine[] {
   const out: StyledLine[] = [{ text: 'keys', tone: 'header' }];
   for (const [k, what] of KEY_HELP) out.push({ text: `  ${k.padEnd(10)} ${what}`, tone: 'normal' });
   out.push(
-    { text: 'lanes: * marks the proposer of the round in progress; timers show the virtual', tone: 'dim' },
-    { text: 'time left (blk: block timer, rnd: round timer = requesttimeoutseconds * 2^round);', tone: 'dim' },
-    { text: 'msgs: QBFT messages sent/received so far.', tone: 'dim' },
+    { text: 'lanes: * marks the proposer of the round in progress; byz: Byzantine. Timers', tone: 'dim' },
+    { text: 'show the virtual time left (blk: block timer, rnd: round timer, which is', tone: 'dim' },
+    { text: 'requesttimeoutseconds * 2^round); msgs: QBFT messages sent/received so far.', tone: 'dim' },
   );
   return out.slice(0, Math.max(1, rows));
 }
