@@ -38,7 +38,7 @@ test('the proposer-crash report renders in Chromium: a lane per validator, the r
 
   const lanes = page.locator('svg.timeline g.lane');
   t.is(await lanes.count(), 4);
-  t.deepEqual(await lanes.evaluateAll((els) => els.map((e) => e.getAttribute('data-lane'))), ['v0', 'v1', 'v2', 'v3']);
+  t.deepEqual(await lanes.evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(name: string): string | null }).getAttribute('data-lane'))), ['v0', 'v1', 'v2', 'v3']);
   t.true(await page.locator('g.lane-label[data-lane="v2"] .lane-name').isVisible());
 
   const svg = page.locator('svg.timeline');
