@@ -17,25 +17,41 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function start(d: ReplayData, ticker?: ManualTicker) {
   const app = render(h(ReplayApp, { data: d, size: SIZE, ticker }));
   const frame = () => app.lastFrame() ?? '';
-  /** Sends keys, then waits until the frame settles. */
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      app.stdin.write(k);
-      await wait(5);
+  /** Waits (up to 5 s, for loaded machines) until the frame has stayed the same for 60 ms. */
+  const settle = async () => {
+    let last = frame();
+    let stable = 0;
+    for (let i = 0; i < 250 && stable < 3; i++) {
+      await wait(20);
+      const now = frame();
+      stable = now === last ? stable + 1 : 0;
+      last = now;
     }
-    await wait(30);
+    return last;
+  };
+  /** Waits until the frame matches (up to 5 s) and returns it. */
+  const until = async (re: RegExp) => {
+    for (let i = 0; i < 250 && !re.test(frame()); i++) await wait(20);
     return frame();
   };
-  return { app, frame, press };
+  /** Sends keys, one render apart, then waits until the frame settles. */
+  const press = async (...keys: string[]) => {
+    for (const k of keys) {
+      const before = frame();
+      app.stdin.write(k);
+      for (let i = 0; i < 10 && frame() === before; i++) await wait(10);
+    }
+    return settle();
+  };
+  return { app, frame, press, settle, until };
 }
 
 const lane = (frame: string, name: string) => frame.split('\n').find((l) => new RegExp(`^[ >]${name}\\*?\\s`).test(l)) ?? '';
 
 test('the first frame: one lane per validator, the status bar and at most 23 lines of 80 columns', async (t) => {
   const d = await data;
-  const { app, frame } = start(d);
-  await wait(20);
-  const f = frame();
+  const { app, settle } = start(d);
+  const f = await settle();
   for (const v of ['v0', 'v1', 'v2', 'v3']) t.regex(lane(f, v), /h1\s+-\s+block timer\s+blk 1\.00s/);
   t.regex(f, /0\.000s \/ 30\.000s {2}paused {2}1x {2}seed 1 {2}trace 0x44512ba3/);
   t.regex(f, /proposer-crash · 4 validators · block period 1s · round timer 2s x 2\^round/);
@@ -99,16 +115,14 @@ test('focus a validator, seek by typing seconds, help, and quit', async (t) => {
 test('play runs on the injected ticker at the chosen speed and stops at q', async (t) => {
   const d = await data;
   const ticker = new ManualTicker();
-  const { app, press, frame } = start(d, ticker);
+  const { app, press, until } = start(d, ticker);
   await press(' ');
   t.is(ticker.running, 1);
   ticker.advance(1500);
-  await wait(30);
-  t.regex(frame(), /^ 1\.500s \/ 30\.000s {2}playing {2}1x/m);
+  t.regex(await until(/^ 1\.500s/m), /^ 1\.500s \/ 30\.000s {2}playing {2}1x/m);
   await press('+');
   ticker.advance(1000);
-  await wait(30);
-  t.regex(frame(), /^ 3\.500s \/ 30\.000s {2}playing {2}2x/m);
+  t.regex(await until(/^ 3\.500s/m), /^ 3\.500s \/ 30\.000s {2}playing {2}2x/m);
   await press(' ');
   t.is(ticker.running, 0, 'pause stops the ticker');
   await press(' ', 'q');
