@@ -9,7 +9,7 @@ import { UsageError } from '../node/cli/usage-error.ts';
 import type { Lesson } from '../reports/teach/lesson.ts';
 import { findLesson, LESSONS } from '../reports/teach/lessons.ts';
 import { lessonSlides } from '../reports/teach/prepare.ts';
-import { slideText } from '../reports/teach/slide-text.ts';
+import { slideText, wrap } from '../reports/teach/slide-text.ts';
 import type { Io } from './main.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
@@ -83,6 +83,6 @@ export async function teachCommand(args: string[], io: Io, parse: Parse, wallClo
     if (!go) return 0;
   }
   const others = LESSONS.filter((l) => !chosen.includes(l));
-  io.out(`End of ${chosen.length === 1 ? `the lesson ${chosen[0]!.name}` : 'the course'}.${others.length ? ` Other lessons: ${others.map((l) => `qbft-lab teach ${l.name}`).join(', ')}.` : ''}`);
+  io.out(wrap(`End of ${chosen.length === 1 ? `the lesson ${chosen[0]!.name}` : 'the course'}.${others.length ? ` Other lessons: ${others.map((l) => `qbft-lab teach ${l.name}`).join(', ')}.` : ''}`).join('\n'));
   return 0;
 }

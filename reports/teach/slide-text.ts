@@ -12,7 +12,7 @@ export function wrap(text: string, width = 78, indent = ''): string[] {
 
 export function slideText(slide: Slide, index: number, total: number, lesson: string): string {
   const head = `── ${index + 1}/${total} · ${lesson}${slide.run ? ` · ${slide.run.scenario.name}` : ''} `;
-  const lines = [head + '─'.repeat(Math.max(3, 78 - [...head].length)), slide.title, ''];
+  const lines = [head + '─'.repeat(Math.max(3, 78 - [...head].length)), ...wrap(slide.title), ''];
   for (const p of slide.paragraphs) lines.push(...wrap(p), '');
   if (slide.table) lines.push(...slide.table.map((l) => `  ${l}`.slice(0, 80)), '');
   if (slide.run && slide.atMs !== null) {
