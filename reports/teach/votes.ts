@@ -58,7 +58,7 @@ function blockSlide(run: LessonRun, b: BlockFact, subject: string): Slide {
   const who = `Block ${b.number}, proposed by ${b.proposer} in round ${b.round}`;
   if (b.epoch) {
     paragraphs.push(
-      `${who}, is an epoch block (${b.number} mod epochlength ${run.chain.epochLength} = 0). Its extraData lists the whole validator set (${listNames(b.validatorsAfter)}) as a checkpoint, and the tally drops every outstanding vote${b.vote ? `, including the vote this block carries (${b.proposer}: ${b.vote.add ? 'add' : 'drop'} ${b.vote.subject}), which is ignored` : ''}.`,
+      `${who}, is an epoch block (${b.number} mod epochlength ${run.chain.epochLength} = 0). The tally restarts from the validator list in its extraData (${listNames(b.validatorsAfter)}) and drops every outstanding vote${b.vote ? `, including the vote this block carries (${b.proposer}: ${b.vote.add ? 'add' : 'drop'} ${b.vote.subject}), which is ignored` : ''}.`,
     );
   } else if (b.vote) {
     paragraphs.push(`${who}, carries ${b.proposer}'s vote to ${b.vote.add ? 'add' : 'drop'} ${b.vote.subject} in its header. With ${n} validators a change needs ${thresholdText(n)} votes, more than half.`);
