@@ -5,7 +5,9 @@
  * - docs/tui-proposer-crash-focus.txt: the same moment with v2 focused;
  * - docs/screenshots/tui-proposer-crash.png: the 5.000 s frame drawn as a coloured terminal
  *   (an HTML <pre>) in headless Chromium (run scripts/install-chromium.sh first; skipped with a
- *   note when Chromium is missing).
+ *   note when Chromium is missing);
+ * - docs/teach-round-timing.txt and docs/screenshots/teach-round-timing.png: the round-timing
+ *   lesson's slide at its first round change, as `qbft-lab teach round-timing` prints it.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,10 @@ import { ReplayApp, replayContext } from '../reports/tui/components/replay-app.t
 import { screenHtml } from '../reports/tui/frame-html.ts';
 import { initialState, type ReplayState } from '../reports/tui/replay-controller.ts';
 import { replayData } from '../reports/tui/replay-data.ts';
-import { screenLines, screenText } from '../reports/tui/screen.ts';
+import { screenLines, screenText, type StyledLine } from '../reports/tui/screen.ts';
+import { findLesson } from '../reports/teach/lessons.ts';
+import { lessonSlides } from '../reports/teach/prepare.ts';
+import { slideText } from '../reports/teach/slide-text.ts';
 
 const SIZE = { rows: 24, columns: 80 };
 const docs = new URL('../docs/', import.meta.url).pathname;
@@ -40,6 +45,14 @@ for (const [name, at] of frames) {
   process.stdout.write(`wrote ${file}\n`);
 }
 
+const lesson = findLesson('round-timing')!;
+const slides = await lessonSlides(lesson);
+const slideIndex = Math.max(0, slides.findIndex((sl) => /round change|round 1/i.test(sl.title)));
+const teachText = slideText(slides[slideIndex]!, slideIndex, slides.length, lesson.name).trimEnd();
+writeFileSync(join(docs, 'teach-round-timing.txt'), teachText + '\n');
+process.stdout.write(`wrote ${join(docs, 'teach-round-timing.txt')}\n`);
+const teachLines: StyledLine[] = teachText.split('\n').map((text, i) => ({ text, tone: i === 0 ? 'title' : 'normal' }));
+
 const lines = screenLines(data, initialState(ctx, { atMs: 5000 }), SIZE);
 const dir = mkdtempSync(join(tmpdir(), 'qbft-tui-screenshot-'));
 try {
@@ -52,6 +65,12 @@ try {
     const png = join(docs, 'screenshots', 'tui-proposer-crash.png');
     await page.locator('#screen').screenshot({ path: png });
     process.stdout.write(`wrote ${png}\n`);
+    const teachHtml = join(dir, 'teach.html');
+    writeFileSync(teachHtml, screenHtml(teachLines, { title: 'qbft-lab teach round-timing' }));
+    await page.goto(`file://${teachHtml}`);
+    const teachPng = join(docs, 'screenshots', 'teach-round-timing.png');
+    await page.locator('#screen').screenshot({ path: teachPng });
+    process.stdout.write(`wrote ${teachPng}\n`);
   } finally {
     await browser.close();
   }
