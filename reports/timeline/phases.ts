@@ -78,7 +78,8 @@ export class PhaseTracker {
 
   snapshot(endMs: number): PhaseInterval[] {
     const out = this.done.slice();
-    for (const [node, o] of this.open) if (endMs > o.startMs) out.push({ node, ...o, endMs });
+    // An open phase that began at the very end is kept (zero length): it is what the node is in now.
+    for (const [node, o] of this.open) if (endMs >= o.startMs) out.push({ node, ...o, endMs });
     return out.sort((a, b) => a.startMs - b.startMs);
   }
 

@@ -45,7 +45,9 @@ const within = (atMs: number, s: { startMs: number; endMs: number }, open = fals
 
 export function laneStateAt(lane: Lane, atMs: number, endMs: number): LaneState {
   const atEnd = atMs >= endMs;
-  const phase = lane.phases.find((p) => within(atMs, p, atEnd));
+  // the latest-starting phase wins at a boundary (a phase that began at the last trace line)
+  let phase: Lane['phases'][number] | undefined;
+  for (const p of lane.phases) if (within(atMs, p, atEnd)) phase = p;
   const round = lane.rounds.find((r) => within(atMs, r, atEnd && r.outcome === 'running'));
   const faults = lane.faults.filter((f) => within(atMs, f, atEnd && f.ongoing) || (f.startMs === atMs && f.endMs === atMs));
   const timers: RunningTimer[] = lane.timers

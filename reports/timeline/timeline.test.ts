@@ -185,3 +185,13 @@ test('fault intervals: partition and heal, pause and resume, Byzantine behaviour
   t.true(texts.includes('network: healed'));
   t.true(texts.includes('v2: restarted with a wiped data directory'));
 });
+
+test('a round change at the very last trace line shows as the phase the nodes end in', async (t) => {
+  const tl = buildTimeline((await run).lines);
+  const end = tl.run.endMs;
+  const last = tl.roundChanges[tl.roundChanges.length - 1];
+  t.is(last.atMs, end, 'proposer-crash ends on a round change (height 18 moves to round 1 at 30 s)');
+  const v0 = stateAt(tl, end).lanes.find((l) => l.node === 'v0')!;
+  t.is(v0.phase, 'round-change');
+  t.is(v0.round, 1);
+});
