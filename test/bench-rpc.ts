@@ -1,61 +1,146 @@
 /**
- * `npm run bench:rpc`: JSON-RPC throughput of a live 4-validator network, one JSON line per figure:
- * eth_blockNumber, eth_getBalance and eth_call requests per second over HTTP (autocannon), and
- * value-transfer throughput through the network (signed transfers until all are included).
+ * The JSON-RPC part of `npm run bench` (also `npm run bench:rpc` on its own), one JSON line per
+ * figure, against live nodes on the real clock:
+ *
+ * - `rpc-http`: eth_blockNumber, eth_getBalance and eth_call requests per second over HTTP, with
+ *   autocannon (32 keep-alive connections) run in a child process so that the load tool does not
+ *   share the node's thread (as when ganache's figure was taken); each figure is the median of
+ *   `rounds` runs, all rounds listed. Against a single-validator node and against node 0 of the
+ *   live 4-validator network (whose validators run in the same process as its servers).
+ *   `serverCpuUsPerRequest` is the node process's CPU time (user + system) per answered request:
+ *   what the node spends, independent of how busy the machine is; `capacityPerCore` is its
+ *   inverse. With `--ganache <path to ganache's CLI>` (or BENCH_GANACHE), ganache runs beside the
+ *   single node and its eth_blockNumber rounds are interleaved with ours, for a same-machine
+ *   comparison (target: at or above ganache; about 43k requests per second on the reference machine).
+ * - `ws-fanout`: 100 WebSocket clients (a child process) subscribed to newHeads and to the logs of
+ *   a contract that logs on every call, while logger transactions arrive at a steady rate: the
+ *   notifications delivered per second and the latency from the node's head event (block import)
+ *   to each client's receipt, p50 and p99, per kind. On the single node (one server) and on the
+ *   network (clients spread over the four nodes).
+ * - `transfer-throughput`: value transfers from 30 funded senders, signed beforehand and sent in
+ *   JSON-RPC batches of 100 to node 0 as fast as it takes them, until all are included: transfers
+ *   per second from the first send to the last inclusion (target: at least 400), with each
+ *   block's count.
+ *
+ * Flags: --quick (shorter runs), --ganache PATH, --only http|ws|transfers (repeatable).
  */
-import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { startNetwork } from '../cli/network-command.ts';
-import { BESU_TEST_ACCOUNTS } from '../sim/keys.ts';
-import { bytesToHex } from '../node/crypto/bytes.ts';
-import { LOGGER_CONTRACT } from '../sim/genesis-builder.ts';
+import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
+import { parseNodeOptions } from '../node/cli/node-options.ts';
+import { parseGenesis } from '../node/chain/genesis.ts';
+import type { ChainEntry } from '../node/chain/chain.ts';
+import { LiveLog } from '../node/runtime/live-log.ts';
+import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
+import { buildSimGenesis, LOGGER_CONTRACT } from '../sim/genesis-builder.ts';
+import { BESU_TEST_ACCOUNTS, deterministicKey, validatorKeys, type NodeKey } from '../sim/keys.ts';
 
-const seconds = process.argv.includes('--quick') ? 2 : 5;
-const emit = (figure: Record<string, unknown>) => process.stdout.write(JSON.stringify(figure) + '\n');
+export type Figure = Record<string, unknown>;
+
+export interface RpcBenchOptions {
+  quick?: boolean;
+  emit: (figure: Figure) => void;
+  /** ganache's CLI, for the same-machine eth_blockNumber comparison. */
+  ganache?: string;
+  /** Parts to run (default all): 'http', 'ws', 'transfers'. */
+  only?: ReadonlySet<string>;
+}
+
+/** The target eth_blockNumber rate: ganache on the reference machine. */
+export const GANACHE_REFERENCE_RPS = 43_000;
+export const TRANSFER_TARGET_PER_SECOND = 400;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const autocannonCli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+const wallNow = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+/** Progress on stderr (stdout carries only the figures). */
+const progress = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
+
+/** What the bench needs of a running target: ports, the nodes (for head events), shutdown. */
+interface Target {
+  name: string;
+  nodes: LiveNode[];
+  httpPort: number;
+  wsPorts: number[];
+  close(): Promise<void>;
+}
+
+// ---- targets ------------------------------------------------------------------------------------
+
+/** One validator, its own chain; WebSocket connection limit raised for the fan-out clients. */
+async function startSingleNode(): Promise<Target> {
+  const key = validatorKeys(1)[0]!;
+  const genesisJson = buildSimGenesis({ validators: [key.address], startTimeSeconds: Math.floor(Date.now() / 1000), chainId: 1337, blockPeriodSeconds: 1, requestTimeoutSeconds: 4 });
+  const genesis = parseGenesis(JSON.stringify(genesisJson));
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-bench-single-'));
+  const opts = parseNodeOptions([
+    '--data-path', dir,
+    '--rpc-http-enabled', '--rpc-http-port', '0', '--rpc-http-api', 'ETH,NET,WEB3,TXPOOL',
+    '--rpc-ws-enabled', '--rpc-ws-port', '0', '--rpc-ws-api', 'ETH,NET,WEB3', '--rpc-ws-max-active-connections', '1000',
+    '--host-allowlist', '*', '--min-gas-price', '0',
+  ]);
+  const live = await startLiveNode(opts, { name: 'single', genesis, privateKey: key.privateKey, log: new LiveLog({ name: 'single', level: 'warn' }) });
+  return { name: 'single-validator', nodes: [live], httpPort: live.servers.httpPort!, wsPorts: [live.servers.wsPort!], close: () => live.close() };
+}
+
+async function startFourValidators(): Promise<Target> {
+  const net = await startNetwork({ validators: '4', 'data-path': mkdtempSync(join(tmpdir(), 'qbft-lab-bench-')), 'base-port': '0' }, Date.now());
+  return { name: '4-validator-network', nodes: net.nodes, httpPort: net.httpPorts[0]!, wsPorts: net.wsPorts, close: () => net.close() };
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** ganache on a free port; resolves once it listens. */
+async function startGanache(cli: string): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(cli, ['--port', String(port), '--logging.quiet', '--chain.chainId', '1337'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('ganache did not start in 60 s')), 60_000);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('Listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`ganache exited with ${code}`)));
+  });
+  return { port, child };
+}
+
+// ---- JSON-RPC over HTTP (the bench's own client) -------------------------------------------------
 
 async function rpc(port: number, method: string, params: unknown[]): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return ((await res.json()) as { result: unknown }).result;
+  const answer = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+  return answer.result;
 }
 
-const net = await startNetwork({ validators: '4', 'data-path': mkdtempSync(join(tmpdir(), 'qbft-lab-bench-')), 'base-port': '0' }, Date.now());
-try {
-  const port = net.httpPorts[0];
-  const requests: Array<[string, unknown[]]> = [
-    ['eth_blockNumber', []],
-    ['eth_getBalance', [BESU_TEST_ACCOUNTS[0].address, 'latest']],
-    ['eth_call', [{ to: LOGGER_CONTRACT, data: '0x' }, 'latest']],
-  ];
-  for (const [method, params] of requests) {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}/`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      connections: 32,
-      pipelining: 1,
-      duration: seconds,
-    });
-    emit({ figure: 'rpc-http', method, requestsPerSecond: Math.round(result.requests.average), p99LatencyMs: result.latency.p99, errors: result.errors, non2xx: result.non2xx });
-  }
-
-  // Three senders, each within Besu's default future-nonce window (--tx-pool-max-future-by-sender 200).
-  const perSender = 190;
-  const common = net.nodes[0].node.common;
-  const senders = BESU_TEST_ACCOUNTS;
-  const firstNonces = await Promise.all(senders.map(async (s) => BigInt(await rpc(port, 'eth_getTransactionCount', [s.address, 'pending']))));
-  const raws = senders.flatMap((sender, k) =>
-    Array.from({ length: perSender }, (_, i) =>
-      bytesToHex(createFeeMarket1559Tx({ nonce: firstNonces[k] + BigInt(i), to: senders[(k + 1) % 3].address, value: 1n, gasLimit: 21000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, chainId: 1337n }, { common }).sign(sender.privateKey).serialize()),
-    ),
-  );
-  const transfers = raws.length;
-  const start = performance.now();
-  // JSON-RPC batches of 100 (one connection), as a load generator would.
+/** eth_sendRawTransaction in batches of 100; throws on the first refused transaction. */
+async function sendRaw(port: number, raws: Hex[]): Promise<void> {
   for (let i = 0; i < raws.length; i += 100) {
     const batch = raws.slice(i, i + 100).map((raw, j) => ({ jsonrpc: '2.0', id: i + j, method: 'eth_sendRawTransaction', params: [raw] }));
     const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) });
@@ -63,16 +148,346 @@ try {
     const failed = answers.find((a) => a.error);
     if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error!.message}`);
   }
-  const includedNow = async () => {
-    let n = 0n;
-    for (let k = 0; k < senders.length; k++) n += BigInt(await rpc(port, 'eth_getTransactionCount', [senders[k].address, 'latest'])) - firstNonces[k];
-    return n;
+}
+
+function signed(common: Common, from: NodeKey, nonce: bigint, to: Hex, value: bigint, gasLimit = 21_000n, data?: Uint8Array): Hex {
+  return bytesToHex(
+    createFeeMarket1559Tx({ nonce, to, value, gasLimit, data, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, chainId: 1337n }, { common }).sign(from.privateKey).serialize(),
+  );
+}
+
+/** `count` bench senders, funded from Besu's development accounts; resolves once funded. */
+async function fundSenders(target: Target, count: number): Promise<NodeKey[]> {
+  const port = target.httpPort;
+  const common = target.nodes[0]!.node.common;
+  const senders = Array.from({ length: count }, (_, i) => deterministicKey('bench-sender', i));
+  const raws: Hex[] = [];
+  for (let k = 0; k < BESU_TEST_ACCOUNTS.length; k++) {
+    const funder = BESU_TEST_ACCOUNTS[k]!;
+    let nonce = BigInt(await rpc(port, 'eth_getTransactionCount', [funder.address, 'pending']));
+    for (let i = k; i < count; i += BESU_TEST_ACCOUNTS.length) raws.push(signed(common, funder, nonce++, senders[i]!.address, 10n ** 22n));
+  }
+  progress(`funding ${count} senders on ${target.name}`);
+  await sendRaw(port, raws);
+  const deadline = Date.now() + 60_000;
+  for (const s of senders) {
+    while (BigInt(await rpc(port, 'eth_getBalance', [s.address, 'latest'])) === 0n) {
+      if (Date.now() > deadline) throw new Error('bench senders not funded within 60 s');
+      await sleep(100);
+    }
+  }
+  return senders;
+}
+
+// ---- rpc-http -----------------------------------------------------------------------------------
+
+interface LoadRound {
+  requestsPerSecond: number;
+  total: number;
+  p50LatencyMs: number;
+  p99LatencyMs: number;
+  errors: number;
+  non2xx: number;
+  /** CPU of this process per request (undefined for an outside server). */
+  serverCpuUsPerRequest?: number;
+}
+
+/** One autocannon run in a child process. */
+async function autocannonRound(port: number, body: string, seconds: number, connections: number, measureCpu: boolean): Promise<LoadRound> {
+  const cpu0 = process.cpuUsage();
+  const child = spawn(process.execPath, [autocannonCli, '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-b', body, `http://127.0.0.1:${port}/`], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', () => resolve());
+    child.once('error', reject);
+  });
+  const cpu = process.cpuUsage(cpu0);
+  const r = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
+  const round: LoadRound = { requestsPerSecond: Math.round(r.requests.average), total: r.requests.total, p50LatencyMs: r.latency.p50, p99LatencyMs: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  if (measureCpu && r.requests.total > 0) round.serverCpuUsPerRequest = round2((cpu.user + cpu.system) / r.requests.total);
+  return round;
+}
+
+function summarize(rounds: LoadRound[]): Figure {
+  const rps = rounds.map((r) => r.requestsPerSecond);
+  const cpu = rounds.map((r) => r.serverCpuUsPerRequest).filter((x): x is number => x !== undefined);
+  const out: Figure = {
+    requestsPerSecond: Math.round(median(rps)),
+    maxRequestsPerSecond: Math.max(...rps),
+    rounds: rps,
+    p50LatencyMs: median(rounds.map((r) => r.p50LatencyMs)),
+    p99LatencyMs: median(rounds.map((r) => r.p99LatencyMs)),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
   };
+  if (cpu.length > 0) {
+    out.serverCpuUsPerRequest = round2(median(cpu));
+    out.capacityPerCore = Math.round(1e6 / median(cpu));
+  }
+  return out;
+}
+
+const requestBody = (method: string, params: unknown[]): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+
+async function httpFigures(target: Target, o: RpcBenchOptions, ganachePort?: number): Promise<void> {
+  const seconds = o.quick ? 2 : 4;
+  const rounds = o.quick ? 1 : 3;
+  const connections = 32;
+  const methods: Array<[string, unknown[]]> = [
+    ['eth_blockNumber', []],
+    ['eth_getBalance', [BESU_TEST_ACCOUNTS[0]!.address, 'latest']],
+    ['eth_call', [{ to: LOGGER_CONTRACT, data: '0x' }, 'latest']],
+  ];
+  for (const [method, params] of methods) {
+    const body = requestBody(method, params);
+    progress(`rpc-http ${method} on ${target.name}`);
+    await autocannonRound(target.httpPort, body, 1, connections, false); // warm-up
+    const ours: LoadRound[] = [];
+    const theirs: LoadRound[] = [];
+    const compare = ganachePort !== undefined && method === 'eth_blockNumber';
+    if (compare) await autocannonRound(ganachePort, body, 1, connections, false);
+    for (let i = 0; i < rounds; i++) {
+      ours.push(await autocannonRound(target.httpPort, body, seconds, connections, true));
+      if (compare) theirs.push(await autocannonRound(ganachePort, body, seconds, connections, false));
+    }
+    const figure: Figure = { figure: 'rpc-http', target: target.name, method, connections, seconds, loadTool: 'autocannon (child process)', ...summarize(ours) };
+    if (method === 'eth_blockNumber') figure.targetRequestsPerSecond = GANACHE_REFERENCE_RPS;
+    if (compare) {
+      const g = summarize(theirs);
+      figure.ganacheRequestsPerSecond = g.requestsPerSecond;
+      figure.ganacheRounds = g.rounds;
+      figure.ratioToGanache = round2((figure.requestsPerSecond as number) / (g.requestsPerSecond as number));
+    }
+    o.emit(figure);
+  }
+}
+
+// ---- ws-fanout ----------------------------------------------------------------------------------
+
+/** Records each node's head events (block import) by block hash, on this process's clock. */
+function watchHeads(target: Target): { times: Map<string, number>; blocks: Array<{ node: number; number: number; txs: number; at: number }>; stop(): void } {
+  const times = new Map<string, number>();
+  const blocks: Array<{ node: number; number: number; txs: number; at: number }> = [];
+  const detach: Array<() => void> = [];
+  target.nodes.forEach((live, i) => {
+    const listener = {
+      onHead: (_head: ChainEntry, reorg: { added: ChainEntry[] }) => {
+        const at = wallNow();
+        for (const e of reorg.added) {
+          times.set(`${i}:${e.hash}`, at);
+          blocks.push({ node: i, number: e.number, txs: e.block.transactions.length, at });
+        }
+      },
+    };
+    live.node.listeners.push(listener);
+    detach.push(() => {
+      const k = live.node.listeners.indexOf(listener);
+      if (k >= 0) live.node.listeners.splice(k, 1);
+    });
+  });
+  return { times, blocks, stop: () => detach.forEach((d) => d()) };
+}
+
+async function wsFanout(target: Target, o: RpcBenchOptions, senders: NodeKey[]): Promise<void> {
+  const clients = 100;
+  const seconds = o.quick ? 4 : 10;
+  const logsPerSecond = 100;
+  const common = target.nodes[0]!.node.common;
+  const port = target.httpPort;
+
+  // Logger calls, pre-signed: `logsPerSecond` a second, spread over the senders.
+  const total = logsPerSecond * seconds;
+  const nonces = await Promise.all(senders.map(async (s) => BigInt(await rpc(port, 'eth_getTransactionCount', [s.address, 'pending']))));
+  const raws: Hex[] = [];
+  for (let i = 0; i < total; i++) {
+    const k = i % senders.length;
+    raws.push(signed(common, senders[k]!, nonces[k]!++, LOGGER_CONTRACT, 0n, 30_000n));
+  }
+
+  progress(`ws-fanout on ${target.name}: ${clients} clients`);
+  const urls = target.wsPorts.map((p) => `ws://127.0.0.1:${p}/`);
+  const waiters: Array<() => void> = [];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'bench-ws-clients.ts'), JSON.stringify({ urls, clients, logsAddress: LOGGER_CONTRACT })], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let closed = false;
+  child.once('close', (code, signal) => {
+    closed = true;
+    if (code !== 0) progress(`bench-ws-clients exited: ${code ?? signal}`);
+    waiters.splice(0).forEach((w) => w());
+  });
+  const lines: string[] = [];
+  let partial = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    partial += d.toString();
+    let nl: number;
+    while ((nl = partial.indexOf('\n')) >= 0) {
+      lines.push(partial.slice(0, nl));
+      partial = partial.slice(nl + 1);
+      waiters.splice(0).forEach((w) => w());
+    }
+  });
+  const nextLine = async (): Promise<string> => {
+    while (lines.length === 0) {
+      if (closed) throw new Error('bench-ws-clients exited');
+      await new Promise<void>((r) => waiters.push(r));
+    }
+    return lines.shift()!;
+  };
+  const ready = JSON.parse(await nextLine()) as { ready: number };
+  progress(`ws-fanout: ${ready.ready} clients subscribed; ${total} logger transactions over ${seconds} s`);
+
+  const heads = watchHeads(target);
+  const cpu0 = process.cpuUsage();
+  const start = wallNow();
+  const step = 100; // ms
+  for (let i = 0; i < total; i += (logsPerSecond * step) / 1000) {
+    const due = start + (i / logsPerSecond) * 1000;
+    const wait = due - wallNow();
+    if (wait > 0) await sleep(wait);
+    await sendRaw(port, raws.slice(i, i + (logsPerSecond * step) / 1000));
+  }
+  const end = start + seconds * 1000;
+  if (end > wallNow()) await sleep(end - wallNow());
+  await sleep(2500); // the last blocks and their notifications
+  const cpu = process.cpuUsage(cpu0);
+  heads.stop();
+  child.stdin!.write('stop\n');
+  const report = JSON.parse(await nextLine()) as { heads: Record<string, number[]>; logs: Record<string, number[]>; errors: number };
+
+  const latencies = (byBlock: Record<string, number[]>): { count: number; inWindow: number; sorted: number[]; unmatched: number } => {
+    const all: number[] = [];
+    let count = 0;
+    let inWindow = 0;
+    let unmatched = 0;
+    for (const [key, receipts] of Object.entries(byBlock)) {
+      count += receipts.length;
+      for (const t of receipts) if (t >= start && t <= end) inWindow++;
+      const imported = heads.times.get(key);
+      if (imported === undefined) {
+        unmatched += receipts.length;
+        continue;
+      }
+      for (const t of receipts) all.push(t - imported);
+    }
+    all.sort((a, b) => a - b);
+    return { count, inWindow, sorted: all, unmatched };
+  };
+  const h = latencies(report.heads);
+  const l = latencies(report.logs);
+  const blocksInWindow = heads.blocks.filter((b) => b.at >= start && b.at <= end);
+  const clientsOn = (node: number): number => Array.from({ length: clients }, (_, c) => c % target.wsPorts.length).filter((k) => k === node).length;
+  const summary = (x: { count: number; sorted: number[] }) => ({ notifications: x.count, p50Ms: round2(percentile(x.sorted, 50)), p99Ms: round2(percentile(x.sorted, 99)), maxMs: round2(x.sorted[x.sorted.length - 1] ?? NaN) });
+  o.emit({
+    figure: 'ws-fanout',
+    target: target.name,
+    clients: ready.ready,
+    servers: target.wsPorts.length,
+    subscriptions: 'newHeads + logs (one contract)',
+    seconds,
+    logTransactionsPerSecond: logsPerSecond,
+    notificationsPerSecond: Math.round((h.inWindow + l.inWindow) / seconds),
+    blocks: new Set(blocksInWindow.map((b) => b.number)).size,
+    newHeads: summary(h),
+    logs: summary(l),
+    // Every client should get every block its node imported while watched.
+    newHeadsExpected: heads.blocks.reduce((n, b) => n + clientsOn(b.node), 0),
+    newHeadsReceived: h.sorted.length,
+    unmatched: h.unmatched + l.unmatched,
+    clientErrors: report.errors,
+    nodeCpuPercent: round2(((cpu.user + cpu.system) / 1000 / (wallNow() - start)) * 100),
+  });
+}
+
+// ---- transfer-throughput ------------------------------------------------------------------------
+
+async function transferThroughput(target: Target, o: RpcBenchOptions, senders: NodeKey[]): Promise<void> {
+  const perSender = o.quick ? 30 : 100;
+  const port = target.httpPort;
+  const common = target.nodes[0]!.node.common;
+  const nonces = await Promise.all(senders.map(async (s) => BigInt(await rpc(port, 'eth_getTransactionCount', [s.address, 'pending']))));
+  // Interleaved by sender, as independent wallets would send; each to the next sender.
+  const raws: Hex[] = [];
+  for (let i = 0; i < perSender; i++) {
+    for (let k = 0; k < senders.length; k++) raws.push(signed(common, senders[k]!, nonces[k]! + BigInt(i), senders[(k + 1) % senders.length]!.address, 1n));
+  }
+  const transfers = raws.length;
+  progress(`transfers on ${target.name}: ${transfers}`);
+  // Let the chain settle on an empty block so the run starts right after a block.
+  const heads = watchHeads({ ...target, nodes: [target.nodes[0]!] });
+  const cpu0 = process.cpuUsage();
+  const start = wallNow();
+  await sendRaw(port, raws);
+  const submitted = wallNow();
+  let included = 0;
   const deadline = start + 120_000;
-  while ((await includedNow()) < BigInt(transfers) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const included = await includedNow();
-  const wallSeconds = (performance.now() - start) / 1000;
-  emit({ figure: 'transfer-throughput', transfers, included: Number(included), wallSeconds: +wallSeconds.toFixed(2), transfersPerSecond: Math.round(Number(included) / wallSeconds) });
-} finally {
-  await net.close();
+  const counted = new Set<number>();
+  while (included < transfers && wallNow() < deadline) {
+    await sleep(20);
+    for (const b of heads.blocks) {
+      if (counted.has(b.number)) continue;
+      counted.add(b.number);
+      included += b.txs;
+    }
+  }
+  const done = wallNow();
+  const cpu = process.cpuUsage(cpu0);
+  heads.stop();
+  const blocks = heads.blocks.filter((b) => b.txs > 0);
+  const wallSeconds = (done - start) / 1000;
+  const lastInclusion = blocks.length > 0 ? blocks[blocks.length - 1]!.at : done;
+  o.emit({
+    figure: 'transfer-throughput',
+    target: target.name,
+    senders: senders.length,
+    transfers,
+    included,
+    submitSeconds: round2((submitted - start) / 1000),
+    wallSeconds: round2((lastInclusion - start) / 1000),
+    transfersPerSecond: Math.round(included / ((lastInclusion - start) / 1000)),
+    targetTransfersPerSecond: TRANSFER_TARGET_PER_SECOND,
+    blocks: blocks.map((b) => ({ number: b.number, txs: b.txs, atSeconds: round2((b.at - start) / 1000) })),
+    nodeCpuPercent: round2(((cpu.user + cpu.system) / 1000 / (done - start)) * 100),
+    timedOut: included < transfers && wallSeconds >= 120,
+  });
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+export async function runRpcBench(o: RpcBenchOptions): Promise<void> {
+  const wants = (part: string) => o.only === undefined || o.only.size === 0 || o.only.has(part);
+  const ganache = o.ganache !== undefined && wants('http') ? await startGanache(o.ganache) : undefined;
+  try {
+    for (const start of [startSingleNode, startFourValidators]) {
+      const target = await start();
+      try {
+        await sleep(1500); // a block or two
+        if (wants('http')) await httpFigures(target, o, target.nodes.length === 1 ? ganache?.port : undefined);
+        if (wants('ws') || wants('transfers')) {
+          const senders = await fundSenders(target, 30);
+          if (wants('ws')) await wsFanout(target, o, senders);
+          if (wants('transfers') && target.nodes.length > 1) await transferThroughput(target, o, senders);
+        }
+      } finally {
+        await target.close();
+      }
+    }
+  } finally {
+    ganache?.child.kill();
+  }
+}
+
+export function rpcBenchFlags(argv: string[]): Omit<RpcBenchOptions, 'emit'> {
+  const only = new Set<string>();
+  let ganache = process.env.BENCH_GANACHE || undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--only') only.add(argv[++i] ?? '');
+    if (argv[i] === '--ganache') ganache = argv[++i];
+  }
+  return { quick: argv.includes('--quick'), ganache, only };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await runRpcBench({ ...rpcBenchFlags(process.argv.slice(2)), emit: (f) => process.stdout.write(JSON.stringify(f) + '\n') });
 }

@@ -19,7 +19,7 @@
  * answered -32700 at once and skipped to its end without being kept. A connection's values are
  * answered in order; reading pauses while too many wait.
  */
-import { connectionNotifier } from './notifier.ts';
+import { connectionNotifier, tickBatcher } from './notifier.ts';
 import { lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
@@ -217,8 +217,12 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
     const connectionId = `ipc-${nextConnection++}`;
     sockets.add(socket);
     let closed = false;
+    // A tick's messages (a block's notifications, answers) leave in one write.
+    const batch = tickBatcher(socket);
     const write = (line: string): void => {
-      if (!closed && socket.writable) socket.write(line + '\n');
+      if (closed || !socket.writable) return;
+      batch();
+      socket.write(line + '\n');
     };
     const notify = connectionNotifier(write, onError);
     const ctx: RpcContext = { transport: 'ipc', connectionId, notify };

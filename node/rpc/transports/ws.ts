@@ -22,7 +22,7 @@
  * - When a connection closes, its subscriptions go (here: `onConnectionClosed(connectionId)`).
  */
 import { listenOn } from './listen.ts';
-import { connectionNotifier } from './notifier.ts';
+import { connectionNotifier, tickBatcher } from './notifier.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -109,19 +109,22 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
   let nextConnection = 1;
   const open = new Set<WebSocket>();
 
-  const onConnection = (ws: WebSocket, permissions: string[] | undefined): void => {
+  const onConnection = (ws: WebSocket, permissions: string[] | undefined, socket: Duplex): void => {
     const connectionId = `ws-${nextConnection++}`;
     open.add(ws);
     // ws closes an over-limit message with 1009 and no reason; Netty gives one. Add it.
     const close = ws.close.bind(ws);
     ws.close = (code?: number, reason?: string | Buffer) => close(code, reason ?? (code === CLOSE_MESSAGE_TOO_BIG ? tooBigReason : undefined));
 
+    // A tick's messages (a block's notifications, answers) leave in one write.
+    const batch = tickBatcher(socket);
     const send = (text: string): void => {
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > maxBufferedBytes) {
         ws.terminate();
         return;
       }
+      batch();
       ws.send(text);
     };
     const notify = connectionNotifier(send, onError);
@@ -233,7 +236,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
       return;
     }
     const finish = (permissions: string[] | undefined): void => {
-      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, permissions));
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, permissions, socket));
     };
     if (opts.auth === undefined) return finish(undefined);
     const authorization = req.headers['authorization'];
