@@ -12,6 +12,8 @@ import { decodeExtraData } from '../node/chain/extra-data.ts';
 import { LoopbackNetwork } from '../node/runtime/live-loopback-network.ts';
 import { LiveLog } from '../node/runtime/live-log.ts';
 import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
+import { TrieNodeStore } from '../node/execution/state-db.ts';
+import { ExecutionMemo } from '../node/execution/execution-memo.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { UsageError } from '../node/cli/usage-error.ts';
 import { buildSimGenesis } from '../sim/genesis-builder.ts';
@@ -78,6 +80,9 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     hub.close();
   };
   try {
+    // The validators run in one process: one state store and one memo of block outcomes, so each
+    // block is executed once (each node still checks every root of it).
+    const sharedExecution = { store: new TrieNodeStore(), memo: new ExecutionMemo() };
     for (let i = 0; i < n; i++) {
       const name = `v${i}`;
       const dir = join(dataPath, name);
@@ -94,6 +99,7 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
       const live = await startLiveNode(opts, {
         name,
         genesis,
+        sharedExecution,
         privateKey: keys[i].privateKey,
         transport: hub.attach(name, { address: keys[i].address }),
         log: new LiveLog({ name, level: 'warn' }),

@@ -23,6 +23,8 @@ import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
 import { proposedBlockFrom, type NodeProposedBlock } from './consensus/proposed-block.ts';
 import { ExecutionEngine, type ExecuteOptions, type Reward, type Rewards, type TxReceipt } from './execution/engine.ts';
 import { TxPool } from './execution/tx-pool.ts';
+import type { TrieNodeStore } from './execution/state-db.ts';
+import type { ExecutionMemo } from './execution/execution-memo.ts';
 import { BlockSync } from './p2p/block-sync.ts';
 import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
 import { ValidatorSets } from './validator-sets.ts';
@@ -39,6 +41,13 @@ export interface NodeConfig {
   /** Source of the 32-byte extraData vanity (Besu: --miner-extra-data). */
   minerExtraData?: Uint8Array;
   minGasPrice?: bigint;
+  /**
+   * Nodes of one process (a simulated world, a one-process network) may share their state: one
+   * content-addressed trie node store and the memo of block outcomes (execution-memo.ts), so a
+   * block is executed once, not once per node. Nodes with different genesis files share a store
+   * but never a memo.
+   */
+  sharedExecution?: { store: TrieNodeStore; memo?: ExecutionMemo };
 }
 
 export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };
@@ -129,6 +138,8 @@ export class QbftNode {
     this.engine = await ExecutionEngine.create({
       common: this.common,
       writeGenesis: (sm) => writeGenesisState(sm, genesis),
+      store: this.config.sharedExecution?.store,
+      memo: this.config.sharedExecution?.memo,
       blockHashes: (n) => {
         const entry = this.chain?.canonicalAt(Number(n));
         return entry ? hexToBytes(entry.hash) : undefined;
@@ -233,6 +244,7 @@ export class QbftNode {
   stop(): void {
     this.stopped = true;
     this.qbft?.stop();
+    this.engine?.close();
   }
 
   /** Re-executes the stored canonical chain to rebuild state after a restart. */

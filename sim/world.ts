@@ -3,11 +3,18 @@
  * one trace, and a set of nodes built through the node's own composition root. Faults act on
  * nodes from outside: crash (volatile state lost, the store survives), restart (optionally with a
  * wiped data directory), partitions, clock skew and Byzantine transports.
+ *
+ * The nodes share their state as one process would: one content-addressed trie node store, and
+ * per genesis one memo of block outcomes, so a block is executed once rather than once per node
+ * (execution is a pure function of the parent state and the block; each node still checks every
+ * root). A crashed node's in-memory state is gone all the same: it replays its stored chain.
  */
 import { utf8ToBytes, type Hex } from '../node/crypto/bytes.ts';
 import { sharedCommonFor } from '../node/chain/common.ts';
 import { parseGenesis, type Genesis } from '../node/chain/genesis.ts';
 import { createNode, type QbftNode } from '../node/node.ts';
+import { TrieNodeStore } from '../node/execution/state-db.ts';
+import { ExecutionMemo } from '../node/execution/execution-memo.ts';
 import type { Clock, PeerId, Runtime, Transport } from '../node/runtime/ports.ts';
 import { SimKernel } from './kernel.ts';
 import { VirtualNetwork, type LatencyModel } from './network.ts';
@@ -64,6 +71,8 @@ export class World {
   readonly network: VirtualNetwork;
   readonly trace: TraceRecorder;
   readonly stores = new SimStoreDirectory();
+  readonly stateStore = new TrieNodeStore();
+  private readonly memos = new Map<Genesis, ExecutionMemo>();
   readonly nodes = new Map<string, SimNode>();
   readonly errors: string[] = [];
   private readonly gossip: boolean;
@@ -147,6 +156,12 @@ export class World {
     return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim));
   }
 
+  private memoFor(genesis: Genesis): ExecutionMemo {
+    let memo = this.memos.get(genesis);
+    if (!memo) this.memos.set(genesis, (memo = new ExecutionMemo()));
+    return memo;
+  }
+
   private commonOf(sim: SimNode) {
     return sim.node?.common ?? sharedCommonFor(sim.genesis);
   }
@@ -180,6 +195,7 @@ export class World {
         gossip: this.gossip,
         layout: this.options.wireLayout,
         minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
+        sharedExecution: { store: this.stateStore, memo: this.memoFor(sim.genesis) },
       },
       runtime,
     );

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '../crypto/bytes.ts';
 import { loadGenesisFile, type Genesis } from '../chain/genesis.ts';
-import { createNode, type QbftNode } from '../node.ts';
+import { createNode, type NodeConfig, type QbftNode } from '../node.ts';
 import type { Log, Transport } from '../runtime/ports.ts';
 import { LiveClock } from '../runtime/live-clock.ts';
 import { LiveTimers } from '../runtime/live-timers.ts';
@@ -43,6 +43,8 @@ export interface LiveNodeExtras {
   rpc?: NodeApiOptions;
   log?: Log;
   p2pEnabled?: boolean;
+  /** Nodes in one process may share their state store and block outcomes (NodeConfig.sharedExecution). */
+  sharedExecution?: NodeConfig['sharedExecution'];
 }
 
 /** Besu keeps the node key as hex in <data-path>/key and creates it on first start. */
@@ -102,6 +104,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         earlyRoundChange: opts.earlyRoundChange,
         minGasPrice: opts.minGasPrice,
         minerExtraData: opts.minerExtraData === undefined ? undefined : new TextEncoder().encode(opts.minerExtraData),
+        sharedExecution: extras.sharedExecution,
       },
       { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
     );

@@ -7,6 +7,7 @@ import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import { writeGenesisState } from '../chain/genesis-state.ts';
 import { ExecutionEngine, ExecutionError, computeBaseFee, type BuildRequest } from './engine.ts';
 import { TrieNodeStore } from './state-db.ts';
+import { ExecutionMemo } from './execution-memo.ts';
 import {
   CHAIN_ID,
   FUNDED,
@@ -421,4 +422,29 @@ test('concurrent use: reads, base-fee questions and imports interleave safely (F
   t.is((acct as { nonce: bigint }).nonce, 0n);
   t.is((call as { error?: string }).error, undefined);
   t.true(fees.every((f) => f === second.block.header.baseFeePerGas));
+});
+
+test('engines sharing a store and a memo execute a built block once; every root is still checked', async (t) => {
+  const store = new TrieNodeStore();
+  const memo = new ExecutionMemo();
+  const a = await makeChain({}, { store, memo });
+  const b = await makeChain({}, { store, memo });
+  const txs = Array.from({ length: 20 }, (_, i) => transfer(a.common, FUNDED_KEY, BigInt(i), recipient(i), 1_000n));
+  const built = await a.engine.buildBlock(req(a, a.genesisBlock, txs));
+  t.is(built.block.transactions.length, 20);
+  const runBefore = b.engine.stats.txsRun;
+  const imported = await b.engine.executeBlock(built.block, b.engine.genesisStateRoot);
+  t.is(b.engine.stats.memoHits, 1);
+  t.is(b.engine.stats.txsRun, runBefore, 'no transaction re-run');
+  t.true(equalBytes(imported.stateRoot, built.block.header.stateRoot));
+  t.is(imported.receipts.length, 20);
+  // Another claimed outcome is another key: executed for real, and refused.
+  const lying = tamper(built.block, { stateRoot: new Uint8Array(32).fill(7) });
+  const e = await t.throwsAsync(b.engine.executeBlock(lying, b.engine.genesisStateRoot));
+  t.regex(e!.message, /INVALID_STATE_ROOT/);
+  t.true(b.engine.stats.txsRun > runBefore);
+  // Other rewards are other inputs: no memo hit.
+  const hits = b.engine.stats.memoHits;
+  await t.throwsAsync(b.engine.executeBlock(built.block, b.engine.genesisStateRoot, { to: PROPOSER, amountWei: 1n }));
+  t.is(b.engine.stats.memoHits, hits);
 });

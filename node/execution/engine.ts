@@ -45,6 +45,7 @@ import { customCrypto, keccak256 } from '../crypto/ethereumjs-crypto.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
 import { txChainId, useFastCrypto } from './tx-utils.ts';
 import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
+import { executionKey, type ExecutionMemo } from './execution-memo.ts';
 
 export type { TxReceipt } from '@ethereumjs/vm';
 export { txChainId, useFastCrypto } from './tx-utils.ts';
@@ -183,6 +184,8 @@ export interface ExecutionEngineOptions {
   genesisStateRoot?: Uint8Array;
   /** Share one node store among the engines of a simulated world (content-addressed). */
   store?: TrieNodeStore;
+  /** With a shared `store`: outcomes of blocks built or executed by any engine (execution-memo.ts). */
+  memo?: ExecutionMemo;
   /** How many recent state roots stay re-openable (default 256; the genesis root is pinned). */
   retainRoots?: number;
   /** Default ancestor-hash lookup for BLOCKHASH (QBFT hashes). Unknown -> zero hash. */
@@ -290,8 +293,9 @@ export class ExecutionEngine {
   private readonly releaseRetainer: () => void;
   /** A Common copy only for fork questions asked outside the mutexes (nextBaseFee). */
   private readonly probe: Common;
+  private readonly memo?: ExecutionMemo;
   /** Counters for diagnostics and tests. */
-  readonly stats = { built: 0, executed: 0, fastPath: 0, txsRun: 0 };
+  readonly stats = { built: 0, executed: 0, fastPath: 0, txsRun: 0, memoHits: 0 };
 
   private constructor(
     private readonly common: Common,
@@ -311,6 +315,7 @@ export class ExecutionEngine {
     this.initialBaseFee = opts.initialBaseFee ?? DEFAULT_INITIAL_BASE_FEE;
     this.maxCachedAccounts = opts.maxCachedAccounts ?? 100_000;
     this.probe = common.copy();
+    this.memo = opts.memo;
   }
 
   static async create(opts: ExecutionEngineOptions): Promise<ExecutionEngine> {
@@ -487,6 +492,13 @@ export class ExecutionEngine {
     });
     this.retention.touch(body.stateRoot);
     this.stats.built++;
+    if (this.memo)
+      this.memo.set(executionKey({ header, parentStateRoot: parentRoot, hardfork: c.hardfork(), rewards, feeRecipient: req.feeRecipient, foreign: false }), {
+        stateRoot: body.stateRoot,
+        receipts: body.receipts,
+        gasUsed: body.gasUsed,
+        bloom: body.bloom,
+      });
     this.store.maybePrune();
     return { block, receipts: body.receipts, skipped: body.skipped };
   }
@@ -519,8 +531,15 @@ export class ExecutionEngine {
     if (!equalBytes(txRoot, h.transactionsTrie))
       throw new ExecutionError('INVALID_TRANSACTIONS_ROOT', `got ${bytesToHex(txRoot)}, header ${bytesToHex(h.transactionsTrie)}`);
 
+    const memoKey = this.memo
+      ? executionKey({ header: h, parentStateRoot, hardfork: c.hardfork(), rewards, feeRecipient: opts.feeRecipient, foreign })
+      : undefined;
+    const known = memoKey === undefined ? undefined : this.memo!.get(memoKey);
     let body: BodyResult;
-    if (block.transactions.length === 0 && rewards.length === 0 && withdrawals.length === 0 && !(await this.hasSystemWrites(c, parentStateRoot))) {
+    if (known && this.store.hasRoot(known.stateRoot)) {
+      this.stats.memoHits++;
+      body = { included: block.transactions, receipts: known.receipts, skipped: [], gasUsed: known.gasUsed, bloom: known.bloom, stateRoot: known.stateRoot };
+    } else if (block.transactions.length === 0 && rewards.length === 0 && withdrawals.length === 0 && !(await this.hasSystemWrites(c, parentStateRoot))) {
       this.stats.fastPath++;
       body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentStateRoot };
     } else {
@@ -556,6 +575,7 @@ export class ExecutionEngine {
 
     this.retention.touch(body.stateRoot);
     this.stats.executed++;
+    if (memoKey !== undefined) this.memo!.set(memoKey, { stateRoot: body.stateRoot, receipts: body.receipts, gasUsed: body.gasUsed, bloom: body.bloom });
     this.store.maybePrune();
     return { receipts: body.receipts, stateRoot: body.stateRoot, gasUsed: body.gasUsed };
   }
