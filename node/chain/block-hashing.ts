@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.ts';
 import { bytesToHex } from '../crypto/bytes.ts';
+import { decodingCommon } from './decoding-common.ts';
 import { decodeExtraData, encodeExtraData, type QbftExtraData } from './extra-data.ts';
 
 const EXTRA_DATA_INDEX = 12;
@@ -47,30 +48,6 @@ export function extraDataOf(header: BlockHeader): QbftExtraData {
   return extra;
 }
 
-/**
- * ethereumjs copies the Common and re-merges its parameter tables for every header and transaction
- * it constructs, which dominated block decoding. Blocks are decoded against a private copy per
- * hardfork whose copy() returns itself and whose updateParams() skips parameter tables it has
- * already merged. Each copy is set to its hardfork once, when made, and never again (headers are
- * built without setHardfork), so sharing it is safe; the block's own number and timestamp pick
- * the copy, so a chain whose forks activate after genesis decodes each block under its own rules.
- */
-const decodeCommons = new WeakMap<Common, Map<string, Common>>();
-
-function frozenCopy(common: Common, hardfork: string): Common {
-  const copy = common.copy();
-  copy.setHardfork(hardfork);
-  const merged = new Set<unknown>();
-  const updateParams = copy.updateParams.bind(copy);
-  copy.updateParams = (params) => {
-    if (merged.has(params)) return;
-    merged.add(params);
-    updateParams(params);
-  };
-  copy.copy = () => copy;
-  return copy;
-}
-
 function fieldToBigInt(field: unknown): bigint {
   if (!(field instanceof Uint8Array) || field.length === 0) return 0n;
   return BigInt(bytesToHex(field));
@@ -78,21 +55,7 @@ function fieldToBigInt(field: unknown): bigint {
 
 function decodeCommonFor(common: Common, header: unknown): Common {
   const fields = Array.isArray(header) ? header : [];
-  // The block's own fork, but never below the fork the Common is set to (the genesis fork for the
-  // node's Common; tests hand in a Common set to one fork for blocks of any number).
-  let hardfork = common.hardfork();
-  try {
-    const own = common.getHardforkBy({ blockNumber: fieldToBigInt(fields[8]), timestamp: fieldToBigInt(fields[11]) });
-    if (common.hardforkGteHardfork(own, hardfork)) hardfork = own;
-  } catch {
-    // number and timestamp disagree about the fork (a block-numbered fork after a timed one):
-    // decode under the Common's fork and let validation judge the block.
-  }
-  let byFork = decodeCommons.get(common);
-  if (!byFork) decodeCommons.set(common, (byFork = new Map()));
-  let frozen = byFork.get(hardfork);
-  if (!frozen) byFork.set(hardfork, (frozen = frozenCopy(common, hardfork)));
-  return frozen;
+  return decodingCommon(common, { blockNumber: fieldToBigInt(fields[8]), timestamp: fieldToBigInt(fields[11]) });
 }
 
 /**

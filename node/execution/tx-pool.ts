@@ -27,6 +27,7 @@ import { TransactionType, createTxFromRLP, type TypedTransaction } from '@ethere
 import { bytesToBigInt as utilBytesToBigInt } from '@ethereumjs/util';
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 import { txChainId, useFastCrypto } from './tx-utils.ts';
+import { decodingCommon } from '../chain/decoding-common.ts';
 
 export interface TxPoolOptions {
   /** Besu --tx-pool-max-size default: 4096. */
@@ -298,7 +299,7 @@ export class TxPool {
       if (chainId !== undefined && chainId !== this.deps.chainId)
         return this.reject('WRONG_CHAIN_ID', `transaction chain id ${chainId}, expected ${this.deps.chainId}`);
       try {
-        tx = createTxFromRLP(input, { common: this.common });
+        tx = createTxFromRLP(input, { common: decodingCommon(this.common) });
       } catch (e) {
         const m = e instanceof Error ? e.message : String(e);
         if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/i.test(m))

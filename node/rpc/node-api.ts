@@ -21,6 +21,7 @@ import { createTxFromRLP } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { createAddressFromString, generateAddress } from '@ethereumjs/util';
 import type { ChainEntry } from '../chain/chain.ts';
+import { decodingCommon } from '../chain/decoding-common.ts';
 import { bytesToHex, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { publicKeyOf } from '../crypto/secp256k1.ts';
@@ -444,7 +445,7 @@ export class NodeApi {
     }
     if (chainId === undefined || chainId === this.chainId) {
       try {
-        const tx = createTxFromRLP(raw, { common: this.node.common });
+        const tx = createTxFromRLP(raw, { common: decodingCommon(this.node.common) });
         if (!tx.isSigned()) throw new Error('unsigned');
         tx.getSenderAddress();
       } catch {
