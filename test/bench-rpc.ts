@@ -20,7 +20,8 @@
  * - `transfer-throughput`: value transfers from 30 funded senders, signed beforehand and sent in
  *   JSON-RPC batches of 100 to node 0 as fast as it takes them, until all are included: transfers
  *   per second from the first send to the last inclusion (target: at least 400), with each
- *   block's count.
+ *   block's count and the process's CPU per transfer. The whole network runs on one thread, so
+ *   this figure moves with the machine's load: compare nodeCpuMsPerTransfer across runs.
  *
  * Flags: --quick (shorter runs), --ganache PATH, --only http|ws|transfers (repeatable).
  */
@@ -449,6 +450,9 @@ async function transferThroughput(target: Target, o: RpcBenchOptions, senders: N
     targetTransfersPerSecond: TRANSFER_TARGET_PER_SECOND,
     blocks: blocks.map((b) => ({ number: b.number, txs: b.txs, atSeconds: round2((b.at - start) / 1000) })),
     nodeCpuPercent: round2(((cpu.user + cpu.system) / 1000 / (done - start)) * 100),
+    // The process's CPU (four validators, their pools, RPC, GC threads) per transfer: the figure
+    // that does not depend on how busy the machine is.
+    nodeCpuMsPerTransfer: round2((cpu.user + cpu.system) / 1000 / Math.max(1, included)),
     timedOut: included < transfers && wallSeconds >= 120,
   });
 }

@@ -271,6 +271,11 @@ test('refusals stay node:http\'s: bad Host 403, refused Origin 403, Accept 406, 
     [post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: ['y'.repeat(200)] })), 413],
     ['POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nBad Header\r\n\r\n{}', 400],
   ];
+  // Bare LF line ends are node:http's to judge (at once, not after a timeout).
+  const lf = await RawClient.open(s.port);
+  lf.write(`POST / HTTP/1.1\nHost: localhost\nContent-Length: ${body.length}\n\n${body}`);
+  t.true((await lf.response(2000)) !== undefined || lf.closed);
+  lf.destroy();
   for (const [bytes, status] of cases) {
     const c = await RawClient.open(s.port);
     c.write(post(body) + bytes);

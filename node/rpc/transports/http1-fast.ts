@@ -82,6 +82,8 @@ export interface FastFrontEnd {
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
+const LFLF = Buffer.from('\n\n', 'latin1');
+const LFCRLF = Buffer.from('\n\r\n', 'latin1');
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Control characters node:http refuses in a header value (tab allowed). */
 const BAD_VALUE_CHAR = /[\x00-\x08\x0a-\x1f\x7f]/;
@@ -260,7 +262,8 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
         const buf = this.flatten();
         const headEnd = buf.indexOf(CRLFCRLF);
         if (headEnd < 0) {
-          if (buf.length > MAX_HEAD_BYTES) return this.handOff();
+          // Over node's head limit, or lines ending in a bare LF: node:http's to answer.
+          if (buf.length > MAX_HEAD_BYTES || buf.indexOf(LFLF) >= 0 || buf.indexOf(LFCRLF) >= 0) return this.handOff();
           return this.markPartial();
         }
         if (headEnd > MAX_HEAD_BYTES) return this.handOff();
