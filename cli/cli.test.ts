@@ -2,22 +2,10 @@ import test from 'ava';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main, type Io } from './main.ts';
+import { main } from './main.ts';
+import { captureIo } from './capture-io.ts';
 
-function capture(stdin = ''): Io & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    out(t: string) {
-      io.stdout += t + '\n';
-    },
-    err(t: string) {
-      io.stderr += t + '\n';
-    },
-    readStdin: () => stdin,
-  };
-  return io;
-}
+const capture = captureIo;
 
 const docsGenesis = new URL('../node/chain/testdata/besu-docs-qbft-genesis.json', import.meta.url).pathname;
 

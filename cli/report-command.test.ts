@@ -5,23 +5,11 @@ import { join } from 'node:path';
 import { bytesToHex } from '../node/crypto/bytes.ts';
 import { keccak256 } from '../node/crypto/keccak.ts';
 import type { Scenario } from '../sim/scenario.ts';
-import { main, type Io } from './main.ts';
+import { main } from './main.ts';
+import { captureIo } from './capture-io.ts';
 import { writeFuzzFailureReports } from './report-command.ts';
 
-function capture(): Io & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    out(t: string) {
-      io.stdout += t + '\n';
-    },
-    err(t: string) {
-      io.stderr += t + '\n';
-    },
-    readStdin: () => '',
-  };
-  return io;
-}
+const capture = captureIo;
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'qbft-report-cli-'));
 

@@ -1,21 +1,9 @@
 import test from 'ava';
-import { main, type Io } from './main.ts';
+import { main } from './main.ts';
+import { captureIo } from './capture-io.ts';
 import { teachCommand, type Advance } from './teach-command.ts';
 
-function capture(): Io & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    out(t: string) {
-      io.stdout += t + '\n';
-    },
-    err(t: string) {
-      io.stderr += t + '\n';
-    },
-    readStdin: () => '',
-  };
-  return io;
-}
+const capture = captureIo;
 
 /** Prose is wrapped at 78 columns: match it with single spaces. */
 const flat = (text: string) => text.replace(/\s+/g, ' ');

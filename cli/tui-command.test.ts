@@ -2,23 +2,11 @@ import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main, type Io } from './main.ts';
+import { main } from './main.ts';
+import { captureIo } from './capture-io.ts';
 import { tuiCommand } from './tui-command.ts';
 
-function capture(): Io & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    out(t: string) {
-      io.stdout += t + '\n';
-    },
-    err(t: string) {
-      io.stderr += t + '\n';
-    },
-    readStdin: () => '',
-  };
-  return io;
-}
+const capture = captureIo;
 
 const parse = (args: string[]) => {
   const values: Record<string, unknown> = {};
