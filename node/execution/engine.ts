@@ -34,11 +34,12 @@ import {
   Account,
   KECCAK256_RLP,
   ValueEncoding,
+  bigIntToUnpaddedBytes,
   createAddressFromString,
   createZeroAddress,
+  type Withdrawal,
 } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
-import type { Withdrawal } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
 import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
 import { customCrypto, keccak256 } from '../crypto/ethereumjs-crypto.ts';
@@ -796,7 +797,7 @@ export class ExecutionEngine {
     const ts = ctx.header.timestamp;
     const len = BigInt(vm.common.param('historicalRootsLength'));
     const idx = ts % len;
-    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx), bigintToMinimal(ts));
+    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx), bigIntToUnpaddedBytes(ts));
     await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx + len), ctx.header.parentBeaconBlockRoot ?? ZERO32);
     await vm.evm.journal.cleanup();
   }
@@ -838,14 +839,6 @@ function leftPad32(b: Uint8Array): Uint8Array {
 }
 
 function bigintTo32(v: bigint): Uint8Array {
-  return leftPad32(bigintToMinimal(v));
+  return leftPad32(bigIntToUnpaddedBytes(v));
 }
 
-function bigintToMinimal(v: bigint): Uint8Array {
-  const out: number[] = [];
-  while (v > 0n) {
-    out.unshift(Number(v & 0xffn));
-    v >>= 8n;
-  }
-  return Uint8Array.from(out);
-}

@@ -19,7 +19,7 @@ import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
-import { createAddressFromString, generateAddress } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, createAddressFromString, generateAddress } from '@ethereumjs/util';
 import type { ChainEntry } from '../chain/chain.ts';
 import { decodingCommon } from '../chain/decoding-common.ts';
 import { bytesToHex, hexToBytes, type Hex } from '../crypto/bytes.ts';
@@ -523,7 +523,7 @@ export function receiptsWithMeta(entry: ChainEntry, raw: TxReceipt[]): ReceiptWi
       type: tx.type,
       from,
       to: tx.to ? (tx.to.toString().toLowerCase() as Hex) : null,
-      contractAddress: tx.to ? null : (bytesToHex(generateAddress(createAddressFromString(from).bytes, bigintBytes(tx.nonce))) as Hex),
+      contractAddress: tx.to ? null : (bytesToHex(generateAddress(createAddressFromString(from).bytes, bigIntToUnpaddedBytes(tx.nonce))) as Hex),
       cumulativeGasUsed: r.cumulativeBlockGasUsed,
       gasUsed: r.cumulativeBlockGasUsed - prev,
       effectiveGasPrice: effectiveGasPrice(tx, baseFee),
@@ -564,14 +564,6 @@ function rawChainId(raw: Uint8Array): bigint | undefined {
   return (v - 35n) / 2n;
 }
 
-function bigintBytes(v: bigint): Uint8Array {
-  const out: number[] = [];
-  while (v > 0n) {
-    out.unshift(Number(v & 0xffn));
-    v >>= 8n;
-  }
-  return Uint8Array.from(out);
-}
 
 function logMatches(log: LogWithMeta, q: LogQuery): boolean {
   if (q.addresses.length > 0 && !q.addresses.includes(log.address)) return false;

@@ -47,7 +47,7 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
-import type { Withdrawal } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, type Withdrawal } from '@ethereumjs/util';
 import type { ChainEntry } from '../../chain/chain.ts';
 import { bytesToHex, hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { keccak256 } from '../../crypto/keccak.ts';
@@ -193,7 +193,7 @@ export function besuRawTransaction(tx: TypedTransaction): Uint8Array {
 export function besuRawReceipt(r: ReceiptWithMeta): Uint8Array {
   const first = r.root ?? (r.status === 1 ? Uint8Array.of(1) : new Uint8Array());
   const logs = r.logs.map((l) => [hexToBytes(l.address), l.topics, l.data]);
-  const body = RLP.encode([first, bigintBytes(r.cumulativeGasUsed), r.logsBloom, logs]);
+  const body = RLP.encode([first, bigIntToUnpaddedBytes(r.cumulativeGasUsed), r.logsBloom, logs]);
   if (r.type === 0) return body;
   const typed = new Uint8Array(body.length + 1);
   typed[0] = r.type;
@@ -201,14 +201,6 @@ export function besuRawReceipt(r: ReceiptWithMeta): Uint8Array {
   return RLP.encode(typed);
 }
 
-function bigintBytes(v: bigint): Uint8Array {
-  const out: number[] = [];
-  while (v > 0n) {
-    out.unshift(Number(v & 0xffn));
-    v >>= 8n;
-  }
-  return Uint8Array.from(out);
-}
 
 // ---- resolvers ----------------------------------------------------------------------------------
 
@@ -486,6 +478,6 @@ export function buildResolvers(api: NodeApi): Record<string, Record<string, Reso
 /** The address a contract-creating transaction creates (sender and nonce). */
 function contractAddressOf(tx: TypedTransaction): Hex {
   const sender = tx.getSenderAddress().bytes;
-  const nonce = bigintBytes(tx.nonce);
+  const nonce = bigIntToUnpaddedBytes(tx.nonce);
   return bytesToHex(keccak256(RLP.encode([sender, nonce])).slice(12));
 }
