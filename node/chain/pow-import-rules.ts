@@ -15,6 +15,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import type { Reward } from '../execution/engine.ts';
+import { decodingCommon } from './decoding-common.ts';
 
 const ETHER = 10n ** 18n;
 const MAX_OMMERS = 2;
@@ -24,10 +25,9 @@ const MIN_GAS_LIMIT = 5000n;
 const GAS_LIMIT_BOUND_DIVISOR = 1024n;
 const ELASTICITY_MULTIPLIER = 2n;
 
+/** The block's fork rules, from the shared frozen copy of the chain's Common (no copy per block). */
 function forkAt(common: Common, header: BlockHeader): Common {
-  const c = common.copy();
-  c.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
-  return c;
+  return decodingCommon(common, { blockNumber: header.number, timestamp: header.timestamp });
 }
 
 export function powBaseReward(common: Common, header: BlockHeader): bigint {

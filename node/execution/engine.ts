@@ -17,12 +17,14 @@
  *   most recently produced/executed state roots (`retainRoots`) plus pinned ones (genesis,
  *   `pin()`); once the store holds more than max(10,000, 2 x live) nodes a mark-and-sweep drops
  *   everything unreachable from them. Empty blocks write no node at all; a reward-only block
- *   writes ~2. All engines of one simulated world may share one store (`store` option).
+ *   writes ~2. Engines of one process (a simulated world, a one-process network) share one store
+ *   and a memo of block outcomes (`store`, `memo`: execution-memo.ts), so a block runs once.
  * - Reads (`call`, `getAccount`, ...) use a second VM so they never disturb the warm caches of
  *   the block VM; each VM serializes its own work (FIFO), so concurrent callers are safe.
  *
  * Supported forks: Frontier..Cancun. Prague and later (EIP-7685 requests) are refused with
- * UNSUPPORTED_FORK. Blob transactions are not accepted (QBFT networks carry no blobs).
+ * UNSUPPORTED_FORK. QBFT blocks carry no withdrawals and no blob transactions; imported non-BFT
+ * chains may (`allowWithdrawalsAndBlobs`), and blob transactions are never built here.
  */
 import { Mutex } from '../collections/mutex.ts';
 import { Block, BlockHeader, createBlockHeader } from '@ethereumjs/block';
