@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Run by `npm test` (its pretest step) and by `npm run screenshots`.
 # Installs Debian's chromium (and a font) for the browser tests of the HTML reports
 # (reports/html.browser.test.ts) and for `npm run screenshots`. Idempotent: when
 # /usr/bin/chromium already runs it only prints its version. Needs root or password-less sudo;
@@ -16,7 +17,9 @@ if [ "$(id -u)" -eq 0 ]; then
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
   as_root=(sudo -n)
 else
-  echo "install-chromium: /usr/bin/chromium is missing and this user can neither be root nor use sudo -n" >&2
+  echo "install-chromium: /usr/bin/chromium is missing and this user can neither be root nor use sudo -n." >&2
+  echo "install-chromium: the browser tests need it; run this once, then npm test again:" >&2
+  echo "  sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core" >&2
   exit 1
 fi
 

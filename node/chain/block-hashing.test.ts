@@ -117,7 +117,7 @@ test('withExtraData keeps withdrawals under Shanghai', (t) => {
 });
 
 test('qbft-tests proposal block: decodes, re-encodes, and its hashes', (t) => {
-  const vectors = JSON.parse(readFileSync(new URL('../../../shared/vectors/qbft-tests/messages.json', import.meta.url), 'utf8'));
+  const vectors = JSON.parse(readFileSync(new URL('../../test/vectors/qbft-tests/messages.json', import.meta.url), 'utf8'));
   const blockHex: Hex = vectors.proposal_empty_prepares_and_roundChanges.message.signedProposal.unsignedProposal.block;
   const berlin = new Common({ chain: Mainnet, hardfork: Hardfork.Berlin }); // 15 header fields: pre-London
   const block = blockFromRlp(hexToBytes(blockHex), berlin);

@@ -13,7 +13,7 @@ import { formatGenesisReport, inspectGenesis } from './genesis-inspect.ts';
 import { createGenesisBlock, createGenesisStateManager, genesisBlockHash, genesisStateRoot, writeGenesisState } from './genesis-state.ts';
 
 const DOCS_FILE = new URL('./testdata/besu-docs-qbft-genesis.json', import.meta.url).pathname;
-const SPEC_DIR = '/work/shared/vectors/besu-spec/chain';
+const SPEC_DIR = new URL('../../test/vectors/besu-spec/chain', import.meta.url).pathname;
 const docsJson = () => JSON.parse(readFileSync(DOCS_FILE, 'utf8')) as Record<string, any>;
 const hash = async (g: Genesis) => bytesToHex(await genesisBlockHash(g));
 

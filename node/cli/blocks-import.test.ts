@@ -6,7 +6,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { blocksImportCommand, splitConcatenatedRlp, BlockImportError } from './blocks-import.ts';
 import { UsageError } from './usage-error.ts';
 
-const SPEC = new URL('../../../shared/vectors/besu-spec/chain/', import.meta.url).pathname;
+const SPEC = new URL('../../test/vectors/besu-spec/chain/', import.meta.url).pathname;
 const GENESIS = join(SPEC, 'testGenesis.json');
 
 test('concatenated RLP items are split at their boundaries; a truncated item is an error', (t) => {

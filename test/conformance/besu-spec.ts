@@ -1,5 +1,5 @@
 /**
- * Besu's JSON-RPC and GraphQL spec cases (../shared/vectors/besu-spec) against a qbft-lab node
+ * Besu's JSON-RPC and GraphQL spec cases (test/vectors/besu-spec) against a qbft-lab node
  * that imported the spec chain with `blocks import`, compared as Besu's runner compares them:
  * the HTTP status, then `id`, `jsonrpc` and `result` or `error` as JSON (GraphQL: the whole body).
  * `npm run conformance` prints each failure's reason and the pass counts.
@@ -12,7 +12,7 @@ import { blocksImportCommand } from '../../node/cli/blocks-import.ts';
 import { parseNodeOptions } from '../../node/cli/node-options.ts';
 import { startLiveNode, type LiveNode } from '../../node/cli/live-node.ts';
 
-export const SPEC_DIR = new URL('../../../shared/vectors/besu-spec/', import.meta.url).pathname;
+export const SPEC_DIR = new URL('../vectors/besu-spec/', import.meta.url).pathname;
 
 export interface CaseResult {
   suite: 'eth' | 'graphql';

@@ -19,7 +19,7 @@ import {
   type WireLayout,
 } from './messages.ts';
 
-const vectors = JSON.parse(readFileSync(new URL('../../../../shared/vectors/qbft-tests/messages.json', import.meta.url), 'utf8'));
+const vectors = JSON.parse(readFileSync(new URL('../../../test/vectors/qbft-tests/messages.json', import.meta.url), 'utf8'));
 const CODES: Record<string, number> = { prepare: 0x13, commit: 0x14, roundChange: 0x15, proposal: 0x12 };
 const KEY = hexToBytes('0x' + '11'.repeat(32));
 const KEY2 = hexToBytes('0x' + '22'.repeat(32));

@@ -1,5 +1,5 @@
 /**
- * Golden tests: Besu's own spec cases (../shared/vectors/besu-spec/eth, request/response pairs
+ * Golden tests: Besu's own spec cases (test/vectors/besu-spec/eth, request/response pairs
  * from hyperledger/besu's ethereum/api tests) reproduced by the formatters on Besu's test chain
  * (blocks 0..33 of testBlockchain.blocks; block 34 carries a blob transaction, which needs KZG).
  * Chain entries are built by hand: this chain is proof-of-work, so its hashes are ethereumjs'.
@@ -15,7 +15,7 @@ import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
 import { formatBlock } from './block.ts';
 import { formatTransactionComplete } from './transaction.ts';
 
-const VECTORS = new URL('../../../../shared/vectors/besu-spec/', import.meta.url);
+const VECTORS = new URL('../../../test/vectors/besu-spec/', import.meta.url);
 
 function loadChain(): ChainEntry[] {
   const genesis = parseGenesis(readFileSync(new URL('chain/testGenesis.json', VECTORS), 'utf8'));
