@@ -1,6 +1,7 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
+import { BUG_IDS, isBugId } from '../node/bugs/bug-switches.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
 
@@ -12,6 +13,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     json: { type: 'boolean' },
     'failure-dir': { type: 'string' },
     'report-dir': { type: 'string' },
+    bug: { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`fuzz: unexpected argument '${positionals[0]}'`);
   const runs = values.runs === undefined ? 100 : Number(values.runs);
@@ -24,6 +26,8 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard: '${values.shard}' must be i/k with 0 <= i < k`);
     shard = { index: Number(m[1]), count: Number(m[2]) };
   }
+  const bug = values.bug as string | undefined;
+  if (bug !== undefined && !isBugId(bug)) throw new UsageError(`--bug: '${bug}' is not a known bug id (${BUG_IDS.join(', ')}; see 'qbft-lab bugs list')`);
   const { runFuzz } = await import('../sim/fuzz.ts');
   const report = await runFuzz({
     runs,
@@ -31,15 +35,19 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     shard,
     failureDir: (values['failure-dir'] as string | undefined) ?? '.',
     wallClock,
+    ...(bug !== undefined ? { bugs: [bug], stopAtFirstFailure: true } : {}),
     onCase: values.json ? undefined : (info: unknown) => io.err(typeof info === 'string' ? info : JSON.stringify(info)),
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   else {
     io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
+    if (bug !== undefined) io.out(report.runsToFind !== undefined ? `bug ${bug}: found after ${report.runsToFind} runs` : `bug ${bug}: not found in ${report.runs} runs`);
     for (const f of report.failures) io.out(`  failure in case ${f.caseIndex}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
   }
   if (values['report-dir'] !== undefined && report.failures.length > 0) {
     await (await import('./report-command.ts')).writeFuzzFailureReports(values['report-dir'] as string, report.failures, io, wallClock);
   }
+  // Hunting a planted bug succeeds when the campaign finds it; a plain campaign when it finds nothing.
+  if (bug !== undefined) return report.runsToFind !== undefined ? 0 : 1;
   return report.failures.length === 0 ? 0 : 1;
 }

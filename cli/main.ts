@@ -35,12 +35,18 @@ Usage:
                    [--chain-id ID] [--duration S]
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
-  qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--json] [--failure-dir DIR] [--report-dir DIR]
+  qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
+  qbft-lab bugs list [--json]
+  qbft-lab bugs check [ID...] [--json]
   qbft-lab genesis inspect --genesis-file F [--json]
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
   qbft-lab help
 
 --report-dir DIR writes an HTML and a Markdown report and the trace of every failed run.
+
+Known-bug switches (simulation only): 'bugs list' names them, 'bugs check' shows each bug's scenario
+failing with its switch on and passing with it off, 'fuzz --bug ID' hunts one with the switch on
+(exit 0 when the campaign finds it, 1 when it does not).
 
 Exit status: 0 when every run is ok, 1 when a run fails its checks, 2 on a usage error.`;
 
@@ -200,6 +206,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return await simCommand(args, io);
       case 'fuzz':
         return await fuzzCommand(args, io, parse, wallClock);
+      case 'bugs':
+        return await (await import('./bugs-command.ts')).bugsCommand(args, io, parse);
       case 'report':
         return await (await import('./report-command.ts')).reportCommand(args, io, parse, wallClock);
       case 'tui':

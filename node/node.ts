@@ -29,6 +29,7 @@ import { BlockSync } from './p2p/block-sync.ts';
 import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
 import { ValidatorSets } from './validator-sets.ts';
 import { utf8ToBytes } from './crypto/bytes.ts';
+import { NO_BUGS, type BugSwitches } from './bugs/bug-switches.ts';
 
 export interface NodeConfig {
   name: string;
@@ -48,6 +49,8 @@ export interface NodeConfig {
    * but never a memo.
    */
   sharedExecution?: { store: TrieNodeStore; memo?: ExecutionMemo };
+  /** Known-bug switches (simulation only; the live node refuses them). */
+  bugs?: BugSwitches;
 }
 
 export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };
@@ -128,6 +131,10 @@ export class QbftNode {
     this.vanity = vanityFrom(config.minerExtraData ?? utf8ToBytes('qbft-lab'));
   }
 
+  get bugs(): BugSwitches {
+    return this.config.bugs ?? NO_BUGS;
+  }
+
   get name(): string {
     return this.config.name;
   }
@@ -190,6 +197,7 @@ export class QbftNode {
       sink: { importBlock: (block) => this.importBlock(block) },
       common: this.common,
       hashOf: this.bft ? undefined : (header) => bytesToHex(plainBlockHash(header)),
+      onSyncing: (syncing) => this.onSyncing(syncing),
     });
     this.pool.on('added', (tx) => {
       this.pooledMeta.set(bytesToHex(tx.hash()), { addedAtMs: runtime.clock.nowMs(), local: false });
@@ -223,6 +231,7 @@ export class QbftNode {
         layout: cfg.layout ?? 'besu26',
         maxRound: MAX_ROUND,
         maxRoundsAhead: MAX_ROUNDS_AHEAD,
+        bugs: cfg.bugs ?? NO_BUGS,
       },
       clock: runtime.clock,
       timers: runtime.timers,
@@ -424,7 +433,20 @@ export class QbftNode {
     await this.updatePool(reorg);
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
-    if (this.bft) void this.qbft.onNewHead(await this.heightContext(head));
+    if (this.bft && !this.consensusPausedForSync) void this.qbft.onNewHead(await this.heightContext(head));
+  }
+
+  /**
+   * besu-8307: Besu stopped its BFT mining coordinator while the node had a sync target
+   * (dropping its timers and new-head events) and its restart after the sync did not rebuild the
+   * height manager. New heads reach consensus again once the sync ends.
+   */
+  private consensusPausedForSync = false;
+
+  private onSyncing(syncing: boolean): void {
+    if (!this.bft || !this.bugs.has('besu-8307')) return;
+    this.consensusPausedForSync = syncing;
+    if (syncing) this.qbft.suspendTimers();
   }
 
   /** Drops included transactions from the pool and returns those of blocks a reorg removed. */
@@ -467,7 +489,10 @@ export class QbftNode {
   }
 
   private async createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock> {
+    // besu-6613: every block was built with round 0 and a prepared block was re-proposed unchanged.
+    const roundZeroBlocks = this.bugs.has('besu-6613');
     if (req.repropose) {
+      if (roundZeroBlocks) return req.repropose;
       const extra = extraDataOf(req.repropose.block.header);
       return proposedBlockFrom(withExtraData(req.repropose.block, { ...extra, round: req.round, seals: [] }, this.common));
     }
@@ -479,7 +504,7 @@ export class QbftNode {
       vanity: this.vanity,
       validators: contractMode ? [] : validators,
       vote: contractMode ? undefined : this.votes.nextVote(this.address, validators, this.validators.tallyAfter(head)),
-      round: req.round,
+      round: roundZeroBlocks ? 0 : req.round,
       seals: [],
     };
     const gasLimit = head.block.header.gasLimit;

@@ -45,6 +45,10 @@ export interface FuzzOptions {
   determinismEvery?: number;
   /** Property runs allowed for shrinking one failure. Default 60. */
   maxShrinkRuns?: number;
+  /** Known-bug switches every case runs with (`fuzz --bug`); failures record them in their scenario. */
+  bugs?: string[];
+  /** End the campaign at the first failing case (after shrinking it). */
+  stopAtFirstFailure?: boolean;
 }
 
 export interface FuzzCaseInfo {
@@ -97,6 +101,10 @@ export interface FuzzReport {
   wallMs?: number;
   /** Cases per wall-clock minute. */
   runsPerMinute?: number;
+  /** The bug switches the campaign ran with. */
+  bugs?: string[];
+  /** With bug switches: cases run until the first failure, counting it (undefined: none found). */
+  runsToFind?: number;
 }
 
 export interface Verdict {
@@ -176,6 +184,10 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const every = opts.determinismEvery ?? 10;
   const maxShrinkRuns = opts.maxShrinkRuns ?? 60;
   const report: FuzzReport = { seed: opts.seed, runs: 0, failures: [], livenessChecked: 0, livenessSkipped: 0, determinismChecked: 0, simRuns: 0 };
+  const bugs = opts.bugs && opts.bugs.length > 0 ? [...opts.bugs].sort() : undefined;
+  if (bugs) report.bugs = bugs;
+  // The switches go into each scenario, so a failure file replays with them on.
+  const withBugs = (s: Scenario): Scenario => (bugs ? { ...s, bugs: [...new Set([...(s.bugs ?? []), ...bugs])].sort() } : s);
   if (opts.shard) report.shard = { ...opts.shard };
 
   for (const caseIndex of caseIndices(opts.runs, opts.shard)) {
@@ -191,7 +203,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
         if (shrinkRuns >= maxShrinkRuns) return true;
         shrinkRuns++;
       }
-      const verdict = await judgeScenario(s, { determinism });
+      const verdict = await judgeScenario(withBugs(s), { determinism });
       report.simRuns += verdict.runs;
       if (!first) {
         first = { scenario: s, verdict };
@@ -225,6 +237,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     if (!details.failed || !first) continue;
     // The counterexample fast-check reports is the last candidate that failed.
     const shrunk = lastFailure ?? { scenario: details.counterexample![0], verdict: first.verdict };
+    shrunk.scenario = withBugs(shrunk.scenario);
+    first.scenario = withBugs(first.scenario);
     const failure: FuzzFailure = {
       caseIndex,
       caseSeed,
@@ -245,6 +259,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     report.simRuns += replay.runs;
     failure.reproduced = !replay.ok && replay.result?.traceHash === shrunk.verdict.result?.traceHash;
     report.failures.push(failure);
+    if (bugs && report.runsToFind === undefined) report.runsToFind = report.runs;
+    if (opts.stopAtFirstFailure) break;
   }
 
   if (opts.wallClock && wallStart !== undefined) {

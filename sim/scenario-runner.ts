@@ -16,6 +16,7 @@ import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts'
 import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
+import { bugSwitches, type BugSwitches } from '../node/bugs/bug-switches.ts';
 
 export interface NodeReport {
   name: string;
@@ -50,6 +51,8 @@ export interface RunOptions {
   /** Keep every trace line in memory (for writing the trace out); the hash is computed either way. */
   keepTrace?: boolean;
   onWorld?: (world: World) => void;
+  /** Known-bug switches to run with, on top of the scenario's own `bugs` (fuzz --bug). */
+  bugs?: readonly string[];
 }
 
 const GIB = 10n ** 18n;
@@ -164,6 +167,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const wallStart = opts.wallClock?.() ?? 0;
   const seed = opts.seed ?? s.seed ?? 1;
   const { validators, nodes, names } = resolveKeys(s);
+  const bugs = bugSwitches([...new Set([...(s.bugs ?? []), ...(opts.bugs ?? [])])].sort());
   const misconfigured = new Set((s.misconfigured ?? []).map((m) => m.node));
   for (const m of s.misconfigured ?? []) {
     const spec = nodes.find((n) => n.name === m.node);
@@ -181,6 +185,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     earlyRoundChange: s.earlyRoundChange,
     keepTrace: opts.keepTrace,
     wireLayout: s.wireLayout,
+    bugs,
   });
   opts.onWorld?.(world);
 
@@ -188,7 +193,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   for (const twin of s.twins ?? []) faulty.add(twin).add(`${twin}-twin`);
   for (const st of s.steps) if (st.do === 'byzantine') faulty.add(st.node);
   const honest = (name: string) => !faulty.has(name);
-  recordRunStarted(world, s, seed, faulty);
+  recordRunStarted(world, s, seed, faulty, bugs);
 
   // What honest nodes import, by height: the agreement invariant's evidence.
   const importedAt = new Map<number, Set<Hex>>();
@@ -443,7 +448,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
  * The trace's first line: who is who (names, addresses, roles), the seed and the timing parameters,
  * so that a trace file can be read without the scenario that made it.
  */
-function recordRunStarted(world: World, s: Scenario, seed: number, faulty: Set<string>): void {
+function recordRunStarted(world: World, s: Scenario, seed: number, faulty: Set<string>, bugs: BugSwitches): void {
   const first = world.nodes.values().next().value;
   const qbft = first?.genesis.qbft;
   world.trace.record(world.kernel.nowMs(), null, {
@@ -460,6 +465,8 @@ function recordRunStarted(world: World, s: Scenario, seed: number, faulty: Set<s
     epochLength: qbft?.epochLength,
     earlyRoundChange: s.earlyRoundChange === true,
     durationMs: s.durationMs,
+    // Only when some are on, so that traces of runs without bug switches keep their hashes.
+    ...(bugs.size > 0 ? { bugs: [...bugs] } : {}),
   });
 }
 

@@ -4,7 +4,8 @@
  * a shrunk property-test failure) are the same thing and replay the same way.
  */
 import type { LatencyModel } from './network.ts';
-import type { ByzantineBehaviour } from './byzantine.ts';
+import { BYZANTINE_BEHAVIOURS, isByzantineBehaviour, type ByzantineBehaviour } from './byzantine/names.ts';
+import { BUG_IDS, isBugId } from '../node/bugs/bug-switches.ts';
 
 export interface GenesisSpec {
   blockPeriodSeconds?: number;
@@ -89,6 +90,8 @@ export interface Scenario {
   minerExtraData?: Record<string, string>;
   /** Nodes that run with these transitions instead of the network's (a misconfigured operator). */
   misconfigured?: Array<{ node: string; transitions: TransitionStep[] }>;
+  /** Known-bug switches the nodes run with (ids from node/bugs/bug-switches.ts; see `qbft-lab bugs list`). */
+  bugs?: string[];
   durationMs: number;
   steps: Step[];
   expect: Expectation[];
@@ -116,6 +119,7 @@ export function validateScenario(input: unknown, source = 'scenario'): Scenario 
   if (s.observers !== undefined && (!Number.isInteger(s.observers) || (s.observers as number) < 0 || (s.observers as number) > 50)) fail('observers', 'must be an integer from 0 to 50');
   if (!Number.isInteger(s.durationMs) || (s.durationMs as number) <= 0 || (s.durationMs as number) > 7 * 24 * 3600_000) fail('durationMs', 'must be a positive integer (at most a week)');
   if (s.seed !== undefined && !Number.isSafeInteger(s.seed)) fail('seed', 'must be an integer');
+  if (s.bugs !== undefined && (!Array.isArray(s.bugs) || !s.bugs.every(isBugId))) fail('bugs', `must be an array of bug ids (${BUG_IDS.join(', ')})`);
   if (!Array.isArray(s.steps)) fail('steps', 'must be an array');
   if ((s.steps as unknown[]).length > 10_000) fail('steps', 'has more than 10000 entries');
   (s.steps as unknown[]).forEach((step, i) => {
@@ -123,6 +127,7 @@ export function validateScenario(input: unknown, source = 'scenario'): Scenario 
     if (typeof st !== 'object' || st === null) fail(`steps[${i}]`, 'must be an object');
     if (!Number.isInteger(st.atMs) || (st.atMs as number) < 0) fail(`steps[${i}].atMs`, 'must be a non-negative integer');
     if (!STEP_KINDS.has(st.do as string)) fail(`steps[${i}].do`, `must be one of ${[...STEP_KINDS].join(', ')}`);
+    if (st.do === 'byzantine' && !isByzantineBehaviour(st.behaviour)) fail(`steps[${i}].behaviour`, `must be one of ${BYZANTINE_BEHAVIOURS.join(', ')}`);
   });
   if (!Array.isArray(s.expect)) fail('expect', 'must be an array');
   (s.expect as unknown[]).forEach((e, i) => {

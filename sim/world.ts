@@ -24,6 +24,7 @@ import { TraceRecorder, simLog } from './trace.ts';
 import { PausableTimers } from './pausable-timers.ts';
 import { byzantineTransport, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
 import type { NodeKey } from './keys.ts';
+import type { BugSwitches } from '../node/bugs/bug-switches.ts';
 
 export const SIM_START_TIME_MS = 1_700_000_000_000;
 
@@ -49,6 +50,8 @@ export interface WorldOptions {
   wireLayout?: 'besu26' | 'legacy';
   /** Keep trace lines in memory (to write them out); by default only the running hash is kept. */
   keepTrace?: boolean;
+  /** Known-bug switches every node runs with (sim/bugs/). */
+  bugs?: BugSwitches;
 }
 
 export interface SimNode {
@@ -153,7 +156,7 @@ export class World {
         return peer !== undefined && peer !== sim.name ? peer : undefined;
       },
     };
-    return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim));
+    return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim), this.options.wireLayout);
   }
 
   private memoFor(genesis: Genesis): ExecutionMemo {
@@ -194,6 +197,7 @@ export class World {
         earlyRoundChange: sim.earlyRoundChange,
         gossip: this.gossip,
         layout: this.options.wireLayout,
+        bugs: this.options.bugs,
         minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
         sharedExecution: { store: this.stateStore, memo: this.memoFor(sim.genesis) },
       },

@@ -42,6 +42,7 @@ test('a TOML config file, overridden by the command line', (t) => {
 
 test('bad flags and values are clear errors', (t) => {
   t.throws(() => parseNodeOptions(['--rpc-http-prot', '1']), { message: /Unknown option '--rpc-http-prot'/ });
+  t.throws(() => parseNodeOptions(['--bug', 'besu-6613']), { message: /--bug: known-bug switches run only in the simulator/ });
   t.throws(() => parseNodeOptions(['--rpc-http-port', 'abc']), { message: /'--rpc-http-port'/ });
   t.throws(() => parseNodeOptions(['--min-gas-price', '-1']), { message: /--min-gas-price/ });
   t.throws(() => parseNodeOptions(['--network-id', 'x']), { message: /--network-id/ });

@@ -125,6 +125,8 @@ function fromConfigFile(path: string): Raw {
 }
 
 export function parseNodeOptions(argv: string[]): NodeOptions {
+  const bugFlag = argv.find((a) => /^--(bugs?|Xbugs?)(=|$)/.test(a));
+  if (bugFlag !== undefined) throw new UsageError(`${bugFlag.split('=')[0]}: known-bug switches run only in the simulator ('qbft-lab bugs check', 'qbft-lab fuzz --bug ID'); a live node never runs with them`);
   const options = Object.fromEntries(
     Object.entries(NODE_OPTIONS).map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
   );

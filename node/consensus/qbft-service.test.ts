@@ -1,5 +1,6 @@
 /** The QBFT service under hostile and unusual input: garbage, floods, duplicates, far-future heights. */
 import test from 'ava';
+import { NO_BUGS } from '../bugs/bug-switches.ts';
 import { bytesToHex, utf8ToBytes, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
@@ -20,7 +21,7 @@ function harness(limits = { duplicateMessageLimit: 100, futureMessagesLimit: 50,
   const timers: Timers = { setTimer: (): TimerHandle => nextTimer++, cancelTimer: () => {} };
   const log: Log = { log: () => {}, trace: (e) => void traces.push(e) };
   const deps: QbftServiceDeps = {
-    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10 },
+    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10, bugs: NO_BUGS },
     clock: { nowMs: () => 0 },
     timers,
     log,

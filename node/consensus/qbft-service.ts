@@ -126,6 +126,15 @@ export class QbftService {
     return this.enqueue(() => this.receive(from, code, data));
   }
 
+  /** Cancels the block and round timers; the height manager stays (a known-bug switch uses this). */
+  suspendTimers(): void {
+    void this.enqueue(() => {
+      if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
+      if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
+      this.blockTimer = this.roundTimer = undefined;
+    });
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);

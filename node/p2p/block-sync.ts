@@ -66,6 +66,8 @@ export interface BlockSyncOptions {
   hashOf?: (header: BlockHeader) => Hex;
   /** Our EIP-2124 fork id for Status. Default: [crc32(genesisHash), 0] (all forks at genesis). */
   forkId?: ForkId;
+  /** Told when a sync task begins (true) and ends (false). */
+  onSyncing?(syncing: boolean): void;
 }
 
 export interface SyncCounters {
@@ -181,6 +183,14 @@ export class BlockSync {
     this.hashOf = opts.hashOf ?? defaultHashOf;
     this.forkId = opts.forkId ?? forkIdOf(opts.chain.genesisHash);
     this.peers = new SyncPeers(opts.timers, opts.maxPeers ?? 256);
+    this.onSyncing = opts.onSyncing;
+  }
+
+  private readonly onSyncing: ((syncing: boolean) => void) | undefined;
+
+  /** A sync task is running (Besu: the node has a sync target). */
+  isSyncing(): boolean {
+    return this.task !== undefined;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -467,6 +477,7 @@ export class BlockSync {
     if (!best || best.td <= head.td || this.pending.has(best.id)) return;
     this.task = { peer: best.id, backSteps: 0, peerTdAtRequest: best.td };
     this.log.trace({ kind: 'sync.start', peer: best.id, ourHead: head.number, peerHead: best.number, peerTd: best.td.toString() });
+    this.onSyncing?.(true);
     this.requestHeaders(best.id, Math.max(1, head.number - this.rewindDepth));
   }
 
@@ -475,6 +486,7 @@ export class BlockSync {
     if (!task) return;
     this.task = undefined;
     this.log.trace({ kind: 'sync.end', peer: task.peer, reason, head: this.chain.head().number });
+    this.onSyncing?.(false);
     this.maybeStartSync();
   }
 

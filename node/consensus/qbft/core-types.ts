@@ -4,6 +4,7 @@
  * service turns actions into effects and effects' results back into events.
  */
 import type { Hex } from '../../crypto/bytes.ts';
+import type { BugSwitches } from '../../bugs/bug-switches.ts';
 import type {
   CommitMessage,
   PrepareMessage,
@@ -52,6 +53,8 @@ export interface CoreConfig {
   maxRound: number;
   /** Messages for rounds further than this ahead of the current round are ignored. */
   maxRoundsAhead: number;
+  /** Known-bug switches (all off outside the simulator's bug corpus). */
+  bugs: BugSwitches;
 }
 
 export type CoreEvent =

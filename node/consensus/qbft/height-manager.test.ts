@@ -1,5 +1,6 @@
 /** Drives the pure QBFT state machine event by event, as Besu's QbftBlockHeightManager tests do. */
 import test from 'ava';
+import { NO_BUGS } from '../../bugs/bug-switches.ts';
 import { bytesToHex, utf8ToBytes, type Hex } from '../../crypto/bytes.ts';
 import { keccak256 } from '../../crypto/keccak.ts';
 import { privateKeyToAddress, sign } from '../../crypto/secp256k1.ts';
@@ -28,7 +29,7 @@ function ctx(): HeightContext {
 }
 
 function config(i: number, overrides: Partial<CoreConfig> = {}): CoreConfig {
-  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10, ...overrides };
+  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10, bugs: NO_BUGS, ...overrides };
 }
 
 function block(coinbase: Hex, round: number, tag = 'a'): ProposedBlock {

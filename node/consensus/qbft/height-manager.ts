@@ -48,7 +48,7 @@ export class HeightManager {
     this.height = ctx.height;
     this.quorum = quorumSize(ctx.validators.length);
     this.validatorSet = new Set(ctx.validators);
-    this.vctx = { height: ctx.height, validators: ctx.validators, parentCoinbase: ctx.parentCoinbase };
+    this.vctx = { height: ctx.height, validators: ctx.validators, parentCoinbase: ctx.parentCoinbase, bugs: cfg.bugs };
     this.rcManager = new RoundChangeManager(this.quorum);
   }
 
@@ -56,6 +56,8 @@ export class HeightManager {
   start(nowMs: number): CoreAction[] {
     this.nowMs = nowMs;
     this.emit({ type: 'setBlockTimer', height: this.height, atMs: this.ctx.blockTimerAtMs });
+    // besu-2095: round 0 (and its round timer) began with the height, not when the block timer expired.
+    if (this.cfg.bugs.has('besu-2095') && this.isLocalValidator()) this.startNewRound(0);
     return this.flush();
   }
 
@@ -129,6 +131,7 @@ export class HeightManager {
       this.quorum,
       (a) => this.validatorSet.has(a),
       (seal, digest) => recoverAddressForHexHash(digest, seal),
+      this.cfg.bugs.has('besu-2449'),
     );
   }
 
@@ -144,8 +147,9 @@ export class HeightManager {
   }
 
   private onBlockTimer(): void {
-    if (this.current) return;
-    this.startNewRound(0);
+    const roundZeroWaiting = this.cfg.bugs.has('besu-2095') && this.current?.round === 0 && !this.current.proposal && !this.pending;
+    if (this.current && !roundZeroWaiting) return;
+    if (!this.current) this.startNewRound(0);
     if (!this.isProposerFor(0)) return;
     this.pending = { round: 0, roundChanges: [], prepares: [] };
     this.emit({ type: 'createBlock', height: this.height, round: 0, timestampSeconds: Math.round(this.nowMs / 1000) });

@@ -28,7 +28,10 @@ export class RoundState {
     readonly quorum: number,
     private readonly isValidator: (a: Hex) => boolean,
     private readonly commitSealSigner: (seal: Uint8Array, digestForRound: Hex) => Hex | undefined,
+    private readonly countCopies = false,
   ) {}
+
+  private arrivals = 0;
 
   setProposal(proposal: ProposalMessage, block: ProposedBlock): boolean {
     if (this.proposal) return false;
@@ -40,16 +43,16 @@ export class RoundState {
   }
 
   addPrepare(m: PrepareMessage): void {
-    const author = m.signed.author;
-    if (this.prepares.has(author) || !this.isValidator(author)) return;
+    const author = this.entryKey(m.signed.author);
+    if (this.prepares.has(author) || !this.isValidator(m.signed.author)) return;
     if (!this.roundMatches(m.signed.payload.sequence, m.signed.payload.round)) return;
     if (this.block && !this.prepareMatches(m)) return;
     this.prepares.set(author, m);
   }
 
   addCommit(m: CommitMessage): void {
-    const author = m.signed.author;
-    if (this.commits.has(author) || !this.isValidator(author)) return;
+    const author = this.entryKey(m.signed.author);
+    if (this.commits.has(author) || !this.isValidator(m.signed.author)) return;
     if (!this.roundMatches(m.signed.payload.sequence, m.signed.payload.round)) return;
     if (this.block && !this.commitMatches(m)) return;
     this.commits.set(author, m);
@@ -70,6 +73,14 @@ export class RoundState {
 
   commitSeals(): Uint8Array[] {
     return [...this.commits.values()].map((c) => c.signed.payload.commitSeal);
+  }
+
+  /**
+   * Entries are keyed by author. besu-2449: Besu's message wrapper had no equality, so every copy of
+   * a message that got past the duplicate filter was an entry of its own: one key per arrival.
+   */
+  private entryKey(author: Hex): Hex {
+    return this.countCopies ? (`${author}#${this.arrivals++}` as Hex) : author;
   }
 
   private roundMatches(sequence: number, round: number): boolean {

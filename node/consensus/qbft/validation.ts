@@ -9,6 +9,7 @@ import type { PreparePayload, ProposalMessage, RoundChangeMessage, RoundChangePa
 import type { ProposedBlock } from './core-types.ts';
 import { quorumSize } from './quorum.ts';
 import { selectProposer } from './proposer-selection.ts';
+import type { BugSwitches } from '../../bugs/bug-switches.ts';
 
 export type Verdict = { ok: true } | { ok: false; reason: string };
 
@@ -19,6 +20,7 @@ export interface ValidationContext {
   height: number;
   validators: Hex[];
   parentCoinbase: Hex;
+  bugs: BugSwitches;
 }
 
 function isValidator(ctx: ValidationContext, a: Hex): boolean {
@@ -47,14 +49,19 @@ function validatePrepares(
   digest: Hex,
 ): Verdict {
   const authors = new Set<Hex>();
+  // besu-1671: the certificate's prepares were counted, not their distinct authors.
+  const countMessages = ctx.bugs.has('besu-1671');
+  let counted = 0;
   for (const p of prepares) {
-    if (authors.has(p.author)) return fail(`duplicate prepare from ${p.author}`);
+    if (authors.has(p.author) && !countMessages) return fail(`duplicate prepare from ${p.author}`);
     authors.add(p.author);
+    counted++;
     if (!isValidator(ctx, p.author)) return fail(`prepare from non-validator ${p.author}`);
     if (p.payload.sequence !== ctx.height || p.payload.round !== round) return fail('piggy-backed prepare for the wrong round');
     if (bytesToHex(p.payload.digest) !== digest) return fail('piggy-backed prepare for another block');
   }
-  if (authors.size < quorumSize(ctx.validators.length)) return fail(`only ${authors.size} prepares, quorum ${quorumSize(ctx.validators.length)}`);
+  const size = countMessages ? counted : authors.size;
+  if (size < quorumSize(ctx.validators.length)) return fail(`only ${size} prepares, quorum ${quorumSize(ctx.validators.length)}`);
   return OK;
 }
 
@@ -65,7 +72,8 @@ export function validateProposal(ctx: ValidationContext, message: ProposalMessag
   const proposer = expectedProposer(ctx, payload.round);
   if (author !== proposer) return fail(`proposal from ${author}, proposer for round ${payload.round} is ${proposer}`);
   if (block.number !== ctx.height) return fail(`proposed block number ${block.number}, expected ${ctx.height}`);
-  if (block.round !== payload.round) return fail(`proposed block carries round ${block.round}, proposal is for ${payload.round}`);
+  // besu-6613: blocks were all built with round 0, so nothing compared the block's round.
+  if (block.round !== payload.round && !ctx.bugs.has('besu-6613')) return fail(`proposed block carries round ${block.round}, proposal is for ${payload.round}`);
 
   if (payload.round === 0) {
     if (message.roundChanges.length > 0 || message.prepares.length > 0) return fail('round 0 proposal carries a justification');

@@ -1,0 +1,30 @@
+/**
+ * Known-bug switches: real QBFT/IBFT bugs of Besu and GoQuorum, re-introduced on purpose so that
+ * the simulator's checkers and fuzzer can be shown to find them. Every switch is off by default,
+ * refused by the live node, and recorded in a simulated run's trace. The catalogue (titles, links,
+ * root causes, reproducing scenarios) lives in sim/bugs/; here are only the ids the node reads.
+ */
+export const BUG_IDS = [
+  'besu-1671',
+  'besu-2095',
+  'besu-2449',
+  'besu-6613',
+  'besu-8307',
+] as const;
+
+export type BugId = (typeof BUG_IDS)[number];
+
+export type BugSwitches = ReadonlySet<BugId>;
+
+export const NO_BUGS: BugSwitches = new Set();
+
+export function isBugId(value: unknown): value is BugId {
+  return typeof value === 'string' && (BUG_IDS as readonly string[]).includes(value);
+}
+
+/** The switches for a list of ids; throws on an unknown id. */
+export function bugSwitches(ids: readonly string[] | undefined): BugSwitches {
+  if (!ids || ids.length === 0) return NO_BUGS;
+  for (const id of ids) if (!isBugId(id)) throw new RangeError(`unknown bug id ${JSON.stringify(id)}; known: ${BUG_IDS.join(', ')}`);
+  return new Set(ids as BugId[]);
+}

@@ -1,0 +1,92 @@
+/**
+ * The known-bug corpus: real QBFT / IBFT 2.0 bugs of Besu and GoQuorum, each re-introduced behind a
+ * switch (node/bugs/bug-switches.ts) with a scenario that passes with the switch off and shows the
+ * bug's symptom with it on. `qbft-lab bugs list|check` and `qbft-lab fuzz --bug` read this list.
+ */
+import type { BugId } from '../../node/bugs/bug-switches.ts';
+import type { KnownBug } from './known-bug.ts';
+
+export const KNOWN_BUGS: readonly KnownBug[] = [
+  {
+    id: 'besu-2095',
+    title: 'QBFT starts the round-0 timer with the height, before the block timer expires',
+    link: 'https://github.com/hyperledger/besu/issues/2095',
+    rootCause:
+      'The height manager created round 0, and with it the round timer, as soon as the height began, while the ' +
+      'block timer ran only on the proposer (fixed by PR #2112: round 0 starts when the block timer expires). With ' +
+      'a request timeout no longer than the block period, round 0 expires before any proposal exists. The switch ' +
+      'starts round 0 and its timer at the start of each height.',
+    symptom: 'needless round changes',
+    scenario: {
+      name: 'bug-besu-2095',
+      description: 'Four validators, block period 5 s, request timeout 4 s, no faults: every height must finish in round 0.',
+      validators: 4,
+      genesis: { blockPeriodSeconds: 5, requestTimeoutSeconds: 4 },
+      durationMs: 60_000,
+      steps: [],
+      expect: [{ kind: 'round-changes', max: 0 }, { kind: 'min-height', height: 10 }],
+    },
+  },
+  {
+    id: 'besu-6613',
+    title: 'QBFT stalls: "Latest Prepared Metadata blockhash does not align with proposed block"',
+    link: 'https://github.com/hyperledger/besu/issues/6613',
+    rootCause:
+      'From PR #2141 to PR #7875 every block was built with round 0 in its extraData and a prepared block was ' +
+      're-proposed unchanged, while proposal validation wrote the prepared round into the block before comparing ' +
+      'its hash with the prepared certificate. Any block prepared in round >= 1 and not committed could never be ' +
+      're-proposed: the height stalls. The switch builds every block with round 0, re-proposes unchanged, and ' +
+      'drops the check that a proposed block carries its proposal\'s round.',
+    symptom: 'stall',
+    scenario: {
+      name: 'bug-besu-6613',
+      description:
+        'v3 is down, so the three others are the quorum. At height 4 (v3 proposes round 0) round 1 prepares a block, ' +
+        'then a partition drops the commits until just before the round-1 timer: the block must be re-proposed.',
+      validators: 4,
+      genesis: { blockPeriodSeconds: 1, requestTimeoutSeconds: 2 },
+      network: { latency: { kind: 'fixed', ms: 10 } },
+      durationMs: 60_000,
+      steps: [
+        { atMs: 0, do: 'crash', node: 'v3' },
+        { atMs: 6_035, do: 'partition', groups: [['v0'], ['v1'], ['v2']] },
+        { atMs: 9_900, do: 'heal' },
+      ],
+      expect: [{ kind: 'min-height', height: 10 }],
+    },
+  },
+  {
+    id: 'besu-8307',
+    title: 'Restarted BFT validators fail to agree: a stale height manager after a sync',
+    link: 'https://github.com/hyperledger/besu/issues/8307',
+    rootCause:
+      'Since PR #7657 Besu stops the BFT mining coordinator while the node has a sync target and starts it again ' +
+      'afterwards, but the controller\'s start built a height manager only the first time (fixed by PR #8308). A ' +
+      'node that synced kept the height manager of the height it stopped at, with its timers gone and no new-head ' +
+      'event for the blocks synced meanwhile. When fewer than a quorum keep producing, nothing heals it. The ' +
+      'switch cancels the consensus timers when a sync begins and withholds new heads from consensus during it.',
+    symptom: 'stall',
+    scenario: {
+      name: 'bug-besu-8307',
+      description: 'Two of four validators are restarted with wiped data; after syncing they must rejoin consensus.',
+      validators: 4,
+      genesis: { blockPeriodSeconds: 1, requestTimeoutSeconds: 2 },
+      durationMs: 40_000,
+      steps: [
+        { atMs: 15_000, do: 'crash', node: 'v2' },
+        { atMs: 15_000, do: 'crash', node: 'v3' },
+        { atMs: 16_000, do: 'restart', node: 'v2', wipe: true },
+        { atMs: 16_000, do: 'restart', node: 'v3', wipe: true },
+      ],
+      expect: [{ kind: 'min-height', height: 25 }],
+    },
+  },
+];
+
+export function findKnownBug(id: string): KnownBug | undefined {
+  return KNOWN_BUGS.find((b) => b.id === id);
+}
+
+export function knownBugIds(): BugId[] {
+  return KNOWN_BUGS.map((b) => b.id);
+}

@@ -1,0 +1,17 @@
+/** One entry of the known-bug corpus: a real QBFT/IBFT bug, its switch and a scenario that shows it. */
+import type { BugId } from '../../node/bugs/bug-switches.ts';
+import type { Scenario } from '../scenario.ts';
+
+export type BugSymptom = 'stall' | 'fork' | 'needless round changes' | 'rejected valid block' | 'unbounded memory' | 'invalid message accepted';
+
+export interface KnownBug {
+  id: BugId;
+  title: string;
+  /** The issue, pull request or advisory. */
+  link: string;
+  /** What the faulty code did, and how qbft-lab's switch re-introduces it. */
+  rootCause: string;
+  symptom: BugSymptom;
+  /** Passes with the switch off; fails with it on (the switch is added by the check, not listed here). */
+  scenario: Scenario;
+}
