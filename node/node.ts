@@ -86,7 +86,6 @@ export const TX_INDEX_LIMIT = 250_000;
 
 const MAX_ROUND = 1_000;
 const MIX_HASH = hexToBytes(EXPECTED_MIX_HASH);
-const MAX_ROUNDS_AHEAD = 10;
 
 export class QbftNode {
   readonly address: Hex;
@@ -230,7 +229,6 @@ export class QbftNode {
         earlyRoundChange: cfg.earlyRoundChange ?? false,
         layout: cfg.layout ?? 'besu26',
         maxRound: MAX_ROUND,
-        maxRoundsAhead: MAX_ROUNDS_AHEAD,
         bugs: cfg.bugs ?? NO_BUGS,
       },
       clock: runtime.clock,
@@ -245,6 +243,7 @@ export class QbftNode {
       validateBlock: (rlp, height) => this.validateProposedBlock(rlp, height),
       createBlock: (req) => this.createBlock(req),
       commitBlock: (block, round, seals) => this.commitBlock(block, round, seals),
+      headNumber: () => this.chain.head().number,
       multicast: (code, data, except) => this.multicast({ protocol: 'istanbul', code, data }, except),
       peerOf: (address) => runtime.transport.peerForAddress?.(address),
     });

@@ -10,6 +10,7 @@ export const BUG_IDS = [
   'besu-2449',
   'besu-6613',
   'besu-8307',
+  'ghsa-23rh',
 ] as const;
 
 export type BugId = (typeof BUG_IDS)[number];

@@ -21,7 +21,7 @@ function harness(limits = { duplicateMessageLimit: 100, futureMessagesLimit: 50,
   const timers: Timers = { setTimer: (): TimerHandle => nextTimer++, cancelTimer: () => {} };
   const log: Log = { log: () => {}, trace: (e) => void traces.push(e) };
   const deps: QbftServiceDeps = {
-    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10, bugs: NO_BUGS },
+    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, bugs: NO_BUGS },
     clock: { nowMs: () => 0 },
     timers,
     log,
@@ -32,6 +32,7 @@ function harness(limits = { duplicateMessageLimit: 100, futureMessagesLimit: 50,
       throw new Error('not the proposer');
     },
     commitBlock: async () => {},
+    headNumber: () => 0,
     multicast: (code, _data, except) => void sent.push({ code, except }),
     peerOf: (address) => (address === keys[0].address ? 'peer-of-v0' : undefined),
   };

@@ -31,6 +31,8 @@ export interface QbftServiceDeps {
   validateBlock(rlp: Uint8Array, height: number): Promise<NodeProposedBlock | undefined>;
   createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock>;
   commitBlock(block: NodeProposedBlock, round: number, seals: Uint8Array[]): Promise<void>;
+  /** The chain head's number: timer expiries and messages at or below it are stale (Besu's controller guards). */
+  headNumber(): number;
   /** Sends a QBFT message to every connected peer except those listed. */
   multicast(code: number, data: Uint8Array, except: PeerId[]): void;
   peerOf(address: Hex): PeerId | undefined;
@@ -181,7 +183,7 @@ export class QbftService {
     }
     const height = roundIdOf(message).sequence;
     const current = this.stats.height;
-    if (height < current) return;
+    if (height < current || height <= this.deps.headNumber()) return;
     if (height > current) {
       this.buffer(height, from, message);
       return;
@@ -265,6 +267,7 @@ export class QbftService {
             this.enqueue(() => {
               this.blockTimer = undefined;
               this.deps.log.trace({ kind: 'block-timer-expired', height });
+              if (height <= this.deps.headNumber()) return;
               if (this.manager) return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height });
             }),
           );
@@ -280,6 +283,7 @@ export class QbftService {
             this.enqueue(() => {
               this.roundTimer = undefined;
               this.deps.log.trace({ kind: 'round-timer-expired', height, round });
+              if (height <= this.deps.headNumber()) return;
               if (this.manager) return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
             }),
           );

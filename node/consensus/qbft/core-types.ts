@@ -49,10 +49,12 @@ export interface CoreConfig {
   address: Hex;
   earlyRoundChange: boolean;
   layout: WireLayout;
-  /** Highest round number accepted at all (bounds memory against hostile round numbers). */
+  /**
+   * Highest round a message may name (Besu's MAX_ALLOWED_ROUND, 1000, from the fix of
+   * GHSA-23rh-rrqg-wq82): round changes above it are invalid, and prepares and commits above it are
+   * not buffered, which bounds the per-height state a hostile validator can grow.
+   */
   maxRound: number;
-  /** Messages for rounds further than this ahead of the current round are ignored. */
-  maxRoundsAhead: number;
   /** Known-bug switches (all off outside the simulator's bug corpus). */
   bugs: BugSwitches;
 }

@@ -29,7 +29,7 @@ function ctx(): HeightContext {
 }
 
 function config(i: number, overrides: Partial<CoreConfig> = {}): CoreConfig {
-  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, maxRoundsAhead: 10, bugs: NO_BUGS, ...overrides };
+  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, bugs: NO_BUGS, ...overrides };
 }
 
 function block(coinbase: Hex, round: number, tag = 'a'): ProposedBlock {
@@ -91,7 +91,7 @@ test('the round-0 proposer builds, proposes, prepares, commits and imports with 
   const [c] = of(done, 'commitBlock');
   t.is(c.round, 0);
   t.is(c.seals.length, 3);
-  t.deepEqual(of(done, 'cancelRoundTimer'), [{ type: 'cancelRoundTimer', height: 1 }]);
+  t.deepEqual(of(done, 'cancelRoundTimer'), [], 'the round timer keeps running until the new head replaces the height');
   t.deepEqual(hm.handle({ type: 'commit', nowMs: 1_022, message: commit(3, 0, b) }), [], 'nothing after the height is committed');
 });
 
@@ -181,17 +181,107 @@ test('early round change: f+1 round changes for a higher round pull the node for
   t.true(broadcasts(actions).includes('roundChange'));
 });
 
-test('hostile round numbers are ignored and cannot grow state', (t) => {
+test('round numbers above maxRound (Besu: 1000) are ignored and cannot grow state', (t) => {
   const hm = new HeightManager(config(1), ctx());
   hm.start(0);
   hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
   const b = block(keys[0].address, 0);
-  for (const round of [11, 500, 2 ** 31 - 1]) {
+  for (const round of [1_001, 500_000, 2 ** 31 - 1]) {
     t.deepEqual(hm.handle({ type: 'prepare', nowMs: 1_100, message: prepare(0, round, b) }), []);
     t.deepEqual(hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined }), []);
   }
   t.is(hm.currentRound(), 0);
-  t.is((hm as unknown as { futureRounds: Map<number, unknown> }).futureRounds.size, 0);
+  const internals = hm as unknown as { futureRounds: Map<number, unknown>; rcManager: { roundsHeld(): number } };
+  t.is(internals.futureRounds.size, 0);
+  t.is(internals.rcManager.roundsHeld(), 0);
+  for (let round = 1; round <= 1_200; round++) hm.handle({ type: 'roundChange', nowMs: 1_200, message: roundChange(0, round), block: undefined });
+  t.is(internals.rcManager.roundsHeld(), 1_000, 'one author can fill at most maxRound round collections');
+});
+
+test('ghsa-23rh switch: round changes for any round are kept, one collection per distinct round', (t) => {
+  const hm = new HeightManager(config(1, { bugs: new Set(['ghsa-23rh']) }), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  for (let round = 1_001; round <= 3_000; round++) hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined });
+  t.is((hm as unknown as { rcManager: { roundsHeld(): number } }).rcManager.roundsHeld(), 2_000);
+});
+
+test('no round window: prepares and commits for a far future round are buffered and count once its justified proposal arrives', (t) => {
+  const hm = new HeightManager(config(3), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  const round = 15;
+  // Proposer of round 15 with parent coinbase 0x0: base v0, (0 + 15) mod 4 = v3... use whoever it is.
+  const proposerIndex = round % 4;
+  const b = block(keys[proposerIndex].address, round);
+  for (const i of [0, 1, 2].filter((i) => i !== 3)) {
+    hm.handle({ type: 'prepare', nowMs: 1_100, message: prepare(i, round, b) });
+    hm.handle({ type: 'commit', nowMs: 1_100, message: commit(i, round, b) });
+  }
+  t.is(hm.currentRound(), 0, 'buffered messages do not move the round');
+  const rcs = [0, 1, 2].map((i) => roundChange(i, round).signed);
+  const actions = hm.handle({ type: 'proposal', nowMs: 1_200, message: proposal(proposerIndex, round, b, { roundChanges: rcs }), block: b });
+  t.is(hm.currentRound(), round, 'a justified proposal for any future round is followed');
+  t.is(of(actions, 'commitBlock').length, 1, 'the buffered commits of round 15 complete the block');
+});
+
+test('no round window: a quorum of round changes for a far round moves a non-proposer there', (t) => {
+  const hm = new HeightManager(config(3), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  for (const i of [0, 1, 2]) hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(i, 40), block: undefined });
+  t.is(hm.currentRound(), 40);
+});
+
+test('early round change jumps to the lowest of the rounds f+1 validators asked for, however far', (t) => {
+  const hm = new HeightManager(config(3, { earlyRoundChange: true }), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, 90), block: undefined });
+  hm.handle({ type: 'roundChange', nowMs: 1_101, message: roundChange(1, 50), block: undefined });
+  t.is(hm.currentRound(), 50);
+});
+
+test('the latest round change of an author replaces its earlier one, even for a lower round', (t) => {
+  const hm = new HeightManager(config(3, { earlyRoundChange: true }), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, 90), block: undefined });
+  hm.handle({ type: 'roundChange', nowMs: 1_101, message: roundChange(0, 1), block: undefined });
+  // Author 0 now stands at round 1; author 1 asks for 70: f+1 = 2 authors above round 0 -> lowest is 1.
+  hm.handle({ type: 'roundChange', nowMs: 1_102, message: roundChange(1, 70), block: undefined });
+  t.is(hm.currentRound(), 1);
+});
+
+test('the local commit counts toward the quorum as soon as the proposal is accepted, before the node is prepared', (t) => {
+  const hm = new HeightManager(config(2), ctx());
+  hm.start(0);
+  const b = block(keys[0].address, 0);
+  const accepted = hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, b), block: b });
+  t.deepEqual(broadcasts(accepted), ['prepare'], 'no commit is broadcast before the node is prepared');
+  hm.handle({ type: 'commit', nowMs: 1_010, message: commit(0, 0, b) });
+  const done = hm.handle({ type: 'commit', nowMs: 1_011, message: commit(1, 0, b) });
+  const [c] = of(done, 'commitBlock');
+  t.truthy(c, 'own commit + two others = quorum 3, without a single foreign prepare');
+  t.is(c.seals.length, 3);
+  t.deepEqual(broadcasts(done), [], 'still no commit broadcast: never prepared');
+});
+
+test('a failed import leaves the round timer running: its expiry starts a round change with the prepared certificate', (t) => {
+  const hm = new HeightManager(config(0), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  const b = block(keys[0].address, 0);
+  hm.handle({ type: 'blockCreated', nowMs: 1_001, height: 1, round: 0, block: b });
+  hm.handle({ type: 'prepare', nowMs: 1_002, message: prepare(1, 0, b) });
+  hm.handle({ type: 'prepare', nowMs: 1_003, message: prepare(2, 0, b) });
+  hm.handle({ type: 'commit', nowMs: 1_004, message: commit(1, 0, b) });
+  t.is(of(hm.handle({ type: 'commit', nowMs: 1_005, message: commit(2, 0, b) }), 'commitBlock').length, 1);
+  // No new head follows (the import failed): the round timer fires.
+  const expired = hm.handle({ type: 'roundTimerExpired', nowMs: 3_000, height: 1, round: 0 });
+  const rc = expired.find((a) => a.type === 'broadcast' && a.message.kind === 'roundChange') as { message: RoundChangeMessage } | undefined;
+  t.is(rc?.message.signed.payload.prepared?.preparedRound, 0);
+  t.is(hm.currentRound(), 1);
 });
 
 test('messages from non-validators and commits with a seal by someone else do not count', (t) => {

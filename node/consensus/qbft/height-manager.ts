@@ -39,7 +39,6 @@ export class HeightManager {
   private pending: PendingProposal | undefined;
   private out: CoreAction[] = [];
   private nowMs = 0;
-  private finished = false;
 
   constructor(
     private readonly cfg: CoreConfig,
@@ -48,7 +47,7 @@ export class HeightManager {
     this.height = ctx.height;
     this.quorum = quorumSize(ctx.validators.length);
     this.validatorSet = new Set(ctx.validators);
-    this.vctx = { height: ctx.height, validators: ctx.validators, parentCoinbase: ctx.parentCoinbase, bugs: cfg.bugs };
+    this.vctx = { height: ctx.height, validators: ctx.validators, parentCoinbase: ctx.parentCoinbase, maxRound: cfg.maxRound, bugs: cfg.bugs };
     this.rcManager = new RoundChangeManager(this.quorum);
   }
 
@@ -71,7 +70,6 @@ export class HeightManager {
 
   handle(event: CoreEvent): CoreAction[] {
     this.nowMs = event.nowMs;
-    if (this.finished) return [];
     switch (event.type) {
       case 'newHeight':
         break;
@@ -118,10 +116,13 @@ export class HeightManager {
     return expectedProposer(this.vctx, round) === this.cfg.address;
   }
 
-  /** Accept rounds near the current one only: a hostile round number cannot grow state. */
-  private roundInWindow(round: number): boolean {
-    const base = this.current?.round ?? 0;
-    return round >= 0 && round <= this.cfg.maxRound && round <= base + this.cfg.maxRoundsAhead;
+  /**
+   * Any round up to maxRound, as Besu (no window around the current round). besu-ghsa-23rh: before the
+   * fix, round changes for any round were kept, one collection per distinct round.
+   */
+  private roundAllowed(round: number, kind: 'roundChange' | 'other'): boolean {
+    if (round < 0) return false;
+    return round <= this.cfg.maxRound || (kind === 'roundChange' && this.cfg.bugs.has('ghsa-23rh'));
   }
 
   private newRoundState(round: number): RoundState {
@@ -183,7 +184,7 @@ export class HeightManager {
 
   private onProposal(message: ProposalMessage, block: ProposedBlock | undefined): void {
     const { round, sequence } = message.signed.payload;
-    if (sequence !== this.height || !this.roundInWindow(round)) return;
+    if (sequence !== this.height || !this.roundAllowed(round, 'other')) return;
     const currentRound = this.current?.round ?? -1;
     if (round < currentRound) return;
     if (!block) {
@@ -199,9 +200,15 @@ export class HeightManager {
     this.acceptProposal(message, block);
   }
 
+  /**
+   * As Besu's QbftRound.updateStateWithProposedBlock: the local commit (and its seal) counts toward
+   * the commit quorum as soon as the proposal is accepted; it is broadcast only once prepared.
+   */
   private acceptProposal(message: ProposalMessage, block: ProposedBlock): void {
     const state = this.current;
     if (!state || !state.setProposal(message, block)) return;
+    state.localCommit = this.localCommit(state.round, block);
+    state.addCommit(state.localCommit);
     const prepare: PrepareMessage = {
       kind: 'prepare',
       signed: signPayload({ kind: 'prepare', sequence: this.height, round: state.round, digest: hexToBytes(block.digest) }, this.cfg.privateKey),
@@ -228,7 +235,7 @@ export class HeightManager {
 
   /** The current round's state, a buffered future round's state, or nothing for old rounds. */
   private stateForMessage(sequence: number, round: number): RoundState | undefined {
-    if (sequence !== this.height || !this.roundInWindow(round)) return undefined;
+    if (sequence !== this.height || !this.roundAllowed(round, 'other')) return undefined;
     const currentRound = this.current?.round ?? -1;
     if (round === currentRound) return this.current;
     if (round < currentRound) return undefined;
@@ -240,32 +247,28 @@ export class HeightManager {
     return state;
   }
 
+  private localCommit(round: number, block: ProposedBlock): CommitMessage {
+    const sealHash = block.digestForRound(round);
+    return {
+      kind: 'commit',
+      signed: signPayload(
+        { kind: 'commit', sequence: this.height, round, digest: hexToBytes(block.digest), commitSeal: signRemembered(hexToBytes(sealHash), this.cfg.privateKey) },
+        this.cfg.privateKey,
+      ),
+    };
+  }
+
   private afterRoundProgress(state: RoundState): void {
     if (state.block && state.isPrepared() && !state.commitSent) {
       state.commitSent = true;
-      const sealHash = state.block.digestForRound(state.round);
-      const commit: CommitMessage = {
-        kind: 'commit',
-        signed: signPayload(
-          {
-            kind: 'commit',
-            sequence: this.height,
-            round: state.round,
-            digest: hexToBytes(state.block.digest),
-            commitSeal: signRemembered(hexToBytes(sealHash), this.cfg.privateKey),
-          },
-          this.cfg.privateKey,
-        ),
-      };
       this.trace('prepared', { round: state.round, digest: state.block.digest });
-      this.emit({ type: 'broadcast', message: commit });
-      state.addCommit(commit);
+      this.emit({ type: 'broadcast', message: state.localCommit ?? this.localCommit(state.round, state.block) });
     }
+    // The round timer keeps running, as in Besu: if the import fails, its expiry starts a round change;
+    // if it succeeds, the new chain head replaces this height manager and its timers.
     if (state.block && state.isCommitted() && !state.committed) {
       state.committed = true;
-      this.finished = true;
       this.trace('committed', { round: state.round, digest: state.block.digest, seals: state.commits.size });
-      this.emit({ type: 'cancelRoundTimer', height: this.height });
       this.emit({ type: 'commitBlock', height: this.height, round: state.round, block: state.block, seals: state.commitSeals() });
     }
   }
@@ -298,7 +301,7 @@ export class HeightManager {
 
   private onRoundChange(entry: CollectedRoundChange, blockInvalid: boolean): void {
     const { round: target, sequence } = entry.message.signed.payload;
-    if (sequence !== this.height || !this.roundInWindow(target)) return;
+    if (sequence !== this.height || !this.roundAllowed(target, 'roundChange')) return;
     const currentRound = this.current?.round ?? -1;
     if (target < currentRound) return;
     const verdict = validateRoundChange(this.vctx, entry.message, entry.block, blockInvalid);

@@ -1,7 +1,8 @@
 /**
  * Collects valid ROUND_CHANGE messages per target round (first one per author kept) and reports
  * the certificate once a round reaches quorum. Also answers the early-round-change question:
- * have f+1 validators asked for some round above ours?
+ * have f+1 validators asked for some round above ours? As Besu's RoundChangeManager, it keeps the
+ * latest round change received from each author (a later, lower round replaces a higher one).
  */
 import type { Hex } from '../../crypto/bytes.ts';
 import type { RoundChangeMessage } from './messages.ts';
@@ -27,8 +28,7 @@ export class RoundChangeManager {
   append(entry: CollectedRoundChange): CollectedRoundChange[] | undefined {
     const { round } = entry.message.signed.payload;
     const author = entry.message.signed.author;
-    const latest = this.latestRoundOf.get(author);
-    if (latest === undefined || round > latest) this.latestRoundOf.set(author, round);
+    this.latestRoundOf.set(author, round);
 
     let collection = this.rounds.get(round);
     if (!collection) {

@@ -20,6 +20,8 @@ export interface ValidationContext {
   height: number;
   validators: Hex[];
   parentCoinbase: Hex;
+  /** Highest round a round change may target (Besu's MAX_ALLOWED_ROUND). */
+  maxRound: number;
   bugs: BugSwitches;
 }
 
@@ -36,6 +38,8 @@ function validateRoundChangePayload(ctx: ValidationContext, rc: Signed<RoundChan
   if (!isValidator(ctx, rc.author)) return fail(`round change from non-validator ${rc.author}`);
   if (p.sequence !== ctx.height) return fail(`round change for height ${p.sequence}, expected ${ctx.height}`);
   if (p.round <= 0) return fail('round change targets round 0');
+  // ghsa-23rh: before Besu capped it, any positive target round was valid.
+  if (p.round > ctx.maxRound && !ctx.bugs.has('ghsa-23rh')) return fail(`round change targets round ${p.round}, above ${ctx.maxRound}`);
   if (targetRound !== undefined && p.round !== targetRound) return fail(`round change targets round ${p.round}, expected ${targetRound}`);
   if (p.prepared && (p.prepared.preparedRound < 0 || p.prepared.preparedRound >= p.round))
     return fail(`prepared round ${p.prepared.preparedRound} not below target ${p.round}`);
