@@ -117,3 +117,45 @@ test('a node that is not a validator for the height runs no state machine and re
   t.is(sent.length, 0);
   t.is(service.stats.round, undefined);
 });
+
+test('a full future buffer drops the whole highest height; with one height left, its oldest message (Besu FutureMessageBuffer)', async (t) => {
+  const { service, ctx } = harness({ duplicateMessageLimit: 100, futureMessagesLimit: 4, futureMessagesMaxDistance: 10 });
+  await service.onNewHead(ctx);
+  const future = () => (service as unknown as { future: Map<number, Array<{ message: { signed: { author: string } } }>>; futureCount: number }).future;
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(0, 3));
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(2, 3));
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(0, 2));
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(2, 2));
+  t.deepEqual([...future().keys()].sort(), [2, 3]);
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(3, 2));
+  t.deepEqual([...future().keys()], [2], 'over the limit: height 3, the highest, is dropped whole');
+  t.is(future().get(2)!.length, 3);
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(0, 2, 1));
+  await service.onMessage('p', MessageCode.PREPARE, prepareBytes(2, 2, 1));
+  t.is(future().get(2)!.length, 4, 'one height left: its oldest message makes room');
+  t.is(future().get(2)![0].message.signed.author, keys[2].address, 'the oldest (v0 at round 0) went first');
+});
+
+test('a new head at the height already being worked on is ignored (Besu: not above the current parent)', async (t) => {
+  const { service, traces, ctx } = harness();
+  await service.onNewHead(ctx);
+  await service.onNewHead({ ...ctx, parentCoinbase: keys[3].address });
+  t.true(traces.some((e) => e.kind === 'new-head-ignored'));
+  await service.onNewHead({ ...ctx, height: 2 });
+  t.is(service.stats.height, 2);
+});
+
+test('timer expiries and messages at or below the chain head are dropped', async (t) => {
+  let head = 0;
+  const { service, sent, traces, ctx } = harness();
+  const callbacks: Array<() => unknown> = [];
+  const deps = (service as unknown as { deps: QbftServiceDeps }).deps;
+  deps.headNumber = () => head;
+  deps.timers = { setTimer: (_ms, cb) => (callbacks.push(cb), callbacks.length), cancelTimer: () => {} };
+  await service.onNewHead(ctx);
+  head = 1; // block 1 imported; the new head has not reached consensus yet
+  await callbacks[0]!();
+  t.false(traces.some((e) => e.kind === 'round-started'), 'the block timer of the imported height starts no round');
+  await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(0, 1, 0, 'late'));
+  t.is(sent.length, 0, 'a message for the imported height is neither processed nor gossiped');
+});

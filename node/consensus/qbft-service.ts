@@ -41,7 +41,11 @@ export interface QbftServiceDeps {
 interface BufferedMessage {
   from: PeerId;
   message: QbftMessage;
+  sizeBytes: number;
 }
+
+/** Besu's FutureMessageBuffer byte cap (PR #10897), beside its message-count limit. */
+export const FUTURE_MESSAGES_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface QbftStats {
   height: number;
@@ -97,6 +101,8 @@ export class QbftService {
   private readonly seen: BoundedSet;
   private readonly future = new Map<number, BufferedMessage[]>();
   private futureCount = 0;
+  private futureBytes = 0;
+  private heightStarted = false;
   private blockTimer: TimerHandle | undefined;
   private roundTimer: TimerHandle | undefined;
   private stopped = false;
@@ -148,7 +154,12 @@ export class QbftService {
   }
 
   private async startHeight(ctx: HeightContext): Promise<void> {
-    if (this.manager && this.manager.height > ctx.height) return;
+    // Besu's controller ignores a new head that is not above the current height's parent.
+    if (this.heightStarted && ctx.height <= this.stats.height) {
+      this.deps.log.trace({ kind: 'new-head-ignored', height: ctx.height, current: this.stats.height });
+      return;
+    }
+    this.heightStarted = true;
     if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
     if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
     this.blockTimer = this.roundTimer = undefined;
@@ -156,16 +167,11 @@ export class QbftService {
     this.stats.round = undefined;
     const isValidator = ctx.validators.includes(this.deps.cfg.address);
     this.manager = isValidator ? new HeightManager(this.deps.cfg, ctx) : undefined;
-    for (const h of [...this.future.keys()]) {
-      if (h >= ctx.height) continue;
-      this.futureCount -= this.future.get(h)!.length;
-      this.future.delete(h);
-    }
+    for (const h of [...this.future.keys()]) if (h < ctx.height) this.dropFutureHeight(h);
+    const buffered = this.future.get(ctx.height) ?? [];
+    this.dropFutureHeight(ctx.height);
     if (!this.manager) return;
     await this.perform(this.manager.start(this.now()));
-    const buffered = this.future.get(ctx.height) ?? [];
-    this.future.delete(ctx.height);
-    this.futureCount -= buffered.length;
     for (const b of buffered) await this.process(b.from, b.message);
   }
 
@@ -185,26 +191,44 @@ export class QbftService {
     const current = this.stats.height;
     if (height < current || height <= this.deps.headNumber()) return;
     if (height > current) {
-      this.buffer(height, from, message);
+      this.buffer(height, from, message, data.length);
       return;
     }
     await this.process(from, message, data);
   }
 
-  private buffer(height: number, from: PeerId, message: QbftMessage): void {
+  /**
+   * Besu's FutureMessageBuffer: heights up to futuremessagesmaxdistance above the current one are
+   * kept; when over the count limit or the byte cap, the whole highest height goes, or, with one
+   * height left, its oldest message.
+   */
+  private buffer(height: number, from: PeerId, message: QbftMessage, sizeBytes: number): void {
     const { futureMessagesMaxDistance, futureMessagesLimit } = this.deps.limits;
-    if (height - this.stats.height > futureMessagesMaxDistance) return;
-    if (this.futureCount >= futureMessagesLimit) {
-      // Full: make room by dropping the messages of the highest buffered height, as Besu does.
-      const highest = Math.max(...this.future.keys());
-      if (highest <= height) return;
-      this.futureCount -= this.future.get(highest)!.length;
-      this.future.delete(highest);
-    }
+    if (futureMessagesLimit <= 0 || height - this.stats.height > futureMessagesMaxDistance) return;
     let list = this.future.get(height);
     if (!list) this.future.set(height, (list = []));
-    list.push({ from, message });
+    list.push({ from, message, sizeBytes });
     this.futureCount++;
+    this.futureBytes += sizeBytes;
+    while (this.futureCount > futureMessagesLimit || this.futureBytes > FUTURE_MESSAGES_MAX_BYTES) {
+      const heights = [...this.future.keys()];
+      const highest = Math.max(...heights);
+      if (heights.length > 1) this.dropFutureHeight(highest);
+      else {
+        const oldest = this.future.get(highest)!.shift()!;
+        this.futureCount--;
+        this.futureBytes -= oldest.sizeBytes;
+        if (this.future.get(highest)!.length === 0) this.future.delete(highest);
+      }
+    }
+  }
+
+  private dropFutureHeight(height: number): void {
+    const list = this.future.get(height);
+    if (!list) return;
+    this.futureCount -= list.length;
+    for (const m of list) this.futureBytes -= m.sizeBytes;
+    this.future.delete(height);
   }
 
   private async process(from: PeerId, message: QbftMessage, raw?: Uint8Array): Promise<void> {
