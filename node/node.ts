@@ -244,7 +244,7 @@ export class QbftNode {
       createBlock: (req) => this.createBlock(req),
       commitBlock: (block, round, seals) => this.commitBlock(block, round, seals),
       headNumber: () => this.chain.head().number,
-      multicast: (code, data, except) => this.multicast({ protocol: 'istanbul', code, data }, except),
+      multicast: (code, data, except, validators) => this.multicastToValidators({ protocol: 'istanbul', code, data }, except, validators),
       peerOf: (address) => runtime.transport.peerForAddress?.(address),
     });
   }
@@ -277,6 +277,17 @@ export class QbftNode {
     if (this.stopped) return;
     if (message.protocol === 'istanbul') return this.bft ? this.qbft.onMessage(from, message.code, message.data) : undefined;
     return this.sync.onMessage(from, message);
+  }
+
+  /** To connected validator peers only; a transport that knows no identities gets every peer. */
+  private multicastToValidators(message: WireMessage, except: PeerId[], validators: readonly Hex[]): void {
+    const { transport } = this.runtime;
+    if (!transport.addressOfPeer) return this.multicast(message, except);
+    for (const peer of transport.peers()) {
+      if (except.includes(peer)) continue;
+      const address = transport.addressOfPeer(peer)?.toLowerCase();
+      if (address !== undefined && validators.includes(address as Hex)) transport.send(peer, message);
+    }
   }
 
   private multicast(message: WireMessage, except: PeerId[]): void {

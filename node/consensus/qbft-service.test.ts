@@ -159,3 +159,13 @@ test('timer expiries and messages at or below the chain head are dropped', async
   await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(0, 1, 0, 'late'));
   t.is(sent.length, 0, 'a message for the imported height is neither processed nor gossiped');
 });
+
+test('consensus messages go to the height\'s validators only (Besu ValidatorPeers), own and relayed alike', async (t) => {
+  const { service, ctx } = harness();
+  const targets: Array<readonly Hex[]> = [];
+  (service as unknown as { deps: QbftServiceDeps }).deps.multicast = (_code, _data, _except, validators) => void targets.push(validators);
+  await service.onNewHead(ctx);
+  await service.onMessage('peer-a', MessageCode.PREPARE, prepareBytes(0, 1, 0, 'relayed'));
+  t.is(targets.length, 1);
+  t.deepEqual(targets[0], ctx.validators);
+});

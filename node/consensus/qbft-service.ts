@@ -33,8 +33,11 @@ export interface QbftServiceDeps {
   commitBlock(block: NodeProposedBlock, round: number, seals: Uint8Array[]): Promise<void>;
   /** The chain head's number: timer expiries and messages at or below it are stale (Besu's controller guards). */
   headNumber(): number;
-  /** Sends a QBFT message to every connected peer except those listed. */
-  multicast(code: number, data: Uint8Array, except: PeerId[]): void;
+  /**
+   * Sends a QBFT message to the connected peers whose address is one of `validators` (Besu's
+   * ValidatorPeers: consensus messages go to validator peers only), except those listed.
+   */
+  multicast(code: number, data: Uint8Array, except: PeerId[], validators: readonly Hex[]): void;
   peerOf(address: Hex): PeerId | undefined;
 }
 
@@ -240,7 +243,7 @@ export class QbftService {
       const except = [from];
       const authorPeer = this.deps.peerOf(author);
       if (authorPeer !== undefined) except.push(authorPeer);
-      this.deps.multicast(messageCode(message), raw ?? encodeMessage(message, this.deps.cfg.layout), except);
+      this.deps.multicast(messageCode(message), raw ?? encodeMessage(message, this.deps.cfg.layout), except, manager.ctx.validators);
     }
     const nowMs = this.now();
     let event: CoreEvent;
@@ -279,7 +282,7 @@ export class QbftService {
         case 'broadcast': {
           const data = encodeMessage(action.message, this.deps.cfg.layout);
           this.seen.add(contentKeyOf(data));
-          this.deps.multicast(messageCode(action.message), data, []);
+          if (manager) this.deps.multicast(messageCode(action.message), data, [], manager.ctx.validators);
           break;
         }
         case 'setBlockTimer': {

@@ -137,6 +137,7 @@ export class LoopbackNetwork {
       peers: () => (ep.detached ? [] : net.peersOf(id)),
       send: (to, message) => net.send(ep, to, message),
       peerForAddress: (address) => (ep.detached ? undefined : net.peerForAddress(id, address)),
+      addressOfPeer: (peer) => (ep.detached ? undefined : net.endpoints.get(peer)?.address),
       setHandlers: (handlers) => {
         if (ep.detached) return;
         ep.handlers = handlers;

@@ -46,6 +46,8 @@ export interface Transport {
   send(to: PeerId, message: WireMessage): void;
   /** The connected peer whose node key has this address, when the transport knows identities. */
   peerForAddress?(address: string): PeerId | undefined;
+  /** The node-key address of a connected peer (lower case), when the transport knows identities. */
+  addressOfPeer?(peer: PeerId): string | undefined;
   setHandlers(handlers: TransportHandlers): void;
 }
 
