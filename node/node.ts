@@ -13,7 +13,7 @@ import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
 import type { Genesis } from './chain/genesis.ts';
 import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
-import { EXPECTED_MIX_HASH, validateHeader, type HeaderFacts } from './chain/header-rules.ts';
+import { EXPECTED_MIX_HASH, validateHeader, type HeaderFacts, type HeaderRule } from './chain/header-rules.ts';
 import { encodeExtraData, vanityFrom, type QbftExtraData } from './chain/extra-data.ts';
 import { QbftService } from './consensus/qbft-service.ts';
 import type { HeightContext } from './consensus/qbft/core-types.ts';
@@ -86,6 +86,8 @@ export const TX_INDEX_LIMIT = 250_000;
 
 const MAX_ROUND = 1_000;
 const MIX_HASH = hexToBytes(EXPECTED_MIX_HASH);
+/** The one header rule whose verdict changes with time (a timestamp too far ahead of the clock). */
+const TIME_DEPENDENT_RULE: HeaderRule = 'timestampFuture';
 
 export class QbftNode {
   readonly address: Hex;
@@ -488,11 +490,15 @@ export class QbftNode {
     if (cached !== undefined) return cached ?? undefined;
     const head = this.chain.head();
     let result: NodeProposedBlock | null = null;
+    let timeDependent = false;
     if (Number(block.header.number) === height && bytesToHex(block.header.parentHash) === head.hash) {
       const problem = (await this.checkHeader(block, head, false)) ?? (await this.execute(block, head));
       if (!problem) result = proposedBlockFrom(block, rlp);
       else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason: problem });
+      timeDependent = problem?.startsWith(`${TIME_DEPENDENT_RULE}:`) === true;
     }
+    // A block from the future may become valid as time passes: that verdict depends on the clock, so it is not kept.
+    if (timeDependent) return undefined;
     if (this.proposalCache.size >= 256) this.proposalCache.delete(this.proposalCache.keys().next().value as Hex);
     this.proposalCache.set(digest, result);
     return result ?? undefined;
