@@ -7,6 +7,7 @@
 export const BUG_IDS = [
   'besu-1671',
   'besu-2095',
+  'besu-2241',
   'besu-2449',
   'besu-6613',
   'besu-8307',

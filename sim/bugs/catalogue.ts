@@ -28,6 +28,26 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
     },
   },
   {
+    id: 'besu-2241',
+    title: 'Header timestamp truncated when the block timer fires a few ms early: proposals rejected',
+    link: 'https://github.com/hyperledger/besu/issues/2241',
+    rootCause:
+      'The round-0 header timestamp was now / 1000 truncated (fixed by PR #2265: rounded to the nearest second). A ' +
+      'block timer that fired a few ms before parent + period, as JVM timers and clock adjustments make happen, gave ' +
+      'parent + period - 1, which every peer rejects (timestamp not a block period after its parent), so the height ' +
+      'needs a round change. The switch truncates again.',
+    symptom: 'needless round changes',
+    scenario: {
+      name: 'bug-besu-2241',
+      description: 'Every clock is set back 20 ms while the first block timer is pending, so it fires 20 ms early by the clock: no round may be lost.',
+      validators: 4,
+      genesis: { blockPeriodSeconds: 2, requestTimeoutSeconds: 4 },
+      durationMs: 20_000,
+      steps: ['v0', 'v1', 'v2', 'v3'].map((node) => ({ atMs: 500, do: 'skew' as const, node, ms: -20 })),
+      expect: [{ kind: 'round-changes', max: 0 }, { kind: 'min-height', height: 8 }],
+    },
+  },
+  {
     id: 'besu-6613',
     title: 'QBFT stalls: "Latest Prepared Metadata blockhash does not align with proposed block"',
     link: 'https://github.com/hyperledger/besu/issues/6613',

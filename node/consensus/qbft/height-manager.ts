@@ -153,7 +153,10 @@ export class HeightManager {
     if (!this.current) this.startNewRound(0);
     if (!this.isProposerFor(0)) return;
     this.pending = { round: 0, roundChanges: [], prepares: [] };
-    this.emit({ type: 'createBlock', height: this.height, round: 0, timestampSeconds: Math.round(this.nowMs / 1000) });
+    // Rounded, not truncated (Besu PR #2265): a block timer that fires a few ms early still gives parent + period.
+    // besu-2241: truncated, so an early timer gave parent + period - 1 and every peer rejected the proposal.
+    const seconds = this.cfg.bugs.has('besu-2241') ? Math.floor(this.nowMs / 1000) : Math.round(this.nowMs / 1000);
+    this.emit({ type: 'createBlock', height: this.height, round: 0, timestampSeconds: seconds });
   }
 
   private onBlockCreated(round: number, block: ProposedBlock): void {
