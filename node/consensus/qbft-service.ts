@@ -8,7 +8,7 @@ import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import type { Clock, Log, PeerId, TimerHandle, Timers } from '../runtime/ports.ts';
 import type { CoreAction, CoreConfig, CoreEvent, HeightContext } from './qbft/core-types.ts';
-import { HeightManager } from './qbft/height-manager.ts';
+import { HeightManager, type HeldState } from './qbft/height-manager.ts';
 import { decodeMessage, encodeMessage, messageCode, roundIdOf, type QbftMessage } from './qbft/messages.ts';
 import type { NodeProposedBlock } from './proposed-block.ts';
 import { BoundedSet } from '../collections/bounded-set.ts';
@@ -135,6 +135,11 @@ export class QbftService {
 
   onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> {
     return this.enqueue(() => this.receive(from, code, data));
+  }
+
+  /** Per-round state the current height holds (none when this node is not a validator for it). */
+  heldState(): HeldState {
+    return this.manager?.heldState() ?? { roundChangeRounds: 0, highestRoundChangeRound: -1, futureRoundStates: 0 };
   }
 
   /** Cancels the block and round timers; the height manager stays (a known-bug switch uses this). */

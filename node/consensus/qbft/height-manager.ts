@@ -21,6 +21,14 @@ import { RoundState, type PreparedCertificate } from './round-state.ts';
 import { RoundChangeManager, type CollectedRoundChange } from './round-change-manager.ts';
 import { expectedProposer, validateProposal, validateRoundChange, type ValidationContext } from './validation.ts';
 
+export interface HeldState {
+  /** Target rounds with a round-change collection. */
+  roundChangeRounds: number;
+  highestRoundChangeRound: number;
+  /** Future rounds with buffered prepares or commits. */
+  futureRoundStates: number;
+}
+
 interface PendingProposal {
   round: number;
   roundChanges: Signed<RoundChangePayload>[];
@@ -62,6 +70,11 @@ export class HeightManager {
 
   currentRound(): number | undefined {
     return this.current?.round;
+  }
+
+  /** What this height holds per round (for the simulator's bounded-state check and for stats). */
+  heldState(): HeldState {
+    return { roundChangeRounds: this.rcManager.roundsHeld(), highestRoundChangeRound: this.rcManager.highestRound(), futureRoundStates: this.futureRounds.size };
   }
 
   isLocalValidator(): boolean {

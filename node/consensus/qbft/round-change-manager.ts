@@ -62,4 +62,11 @@ export class RoundChangeManager {
   roundsHeld(): number {
     return this.rounds.size;
   }
+
+  /** The highest target round with a collection, -1 when none. */
+  highestRound(): number {
+    let highest = -1;
+    for (const r of this.rounds.keys()) if (r > highest) highest = r;
+    return highest;
+  }
 }
