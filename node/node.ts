@@ -493,8 +493,9 @@ export class QbftNode {
     let timeDependent = false;
     if (Number(block.header.number) === height && bytesToHex(block.header.parentHash) === head.hash) {
       const problem = (await this.checkHeader(block, head, false)) ?? (await this.execute(block, head));
-      if (!problem) result = proposedBlockFrom(block, rlp);
-      else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason: problem });
+      const persisted = problem ? undefined : this.persistedProposalConflict(block, height);
+      if (!problem && !persisted) result = proposedBlockFrom(block, rlp);
+      else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason: problem ?? persisted });
       timeDependent = problem?.startsWith(`${TIME_DEPENDENT_RULE}:`) === true;
     }
     // A block from the future may become valid as time passes: that verdict depends on the clock, so it is not kept.
@@ -502,6 +503,25 @@ export class QbftNode {
     if (this.proposalCache.size >= 256) this.proposalCache.delete(this.proposalCache.keys().next().value as Hex);
     this.proposalCache.set(digest, result);
     return result ?? undefined;
+  }
+
+  /**
+   * besu-7642 (one candidate cause, unconfirmed: Besu PR #7204): proposal validation persisted the
+   * proposed block's world state on Bonsai, so after one proposal at a height had been validated, any
+   * other block at that height failed on the moved state. The same block with only its round changed
+   * still passes. Returns the rejection reason, or undefined.
+   */
+  private persistedProposal: { height: number; identity: Hex } | undefined;
+
+  private persistedProposalConflict(block: Block, height: number): string | undefined {
+    if (!this.bugs.has('besu-7642')) return undefined;
+    const identity = bytesToHex(committedSealHash(block.header, 0));
+    const persisted = this.persistedProposal;
+    if (!persisted || persisted.height !== height) {
+      this.persistedProposal = { height, identity };
+      return undefined;
+    }
+    return persisted.identity === identity ? undefined : 'world state already moved to another proposal of this height (persisted proposal state)';
   }
 
   private async createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock> {

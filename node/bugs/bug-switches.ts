@@ -6,11 +6,14 @@
  */
 export const BUG_IDS = [
   'besu-1671',
+  'besu-1734',
   'besu-2095',
   'besu-2241',
   'besu-2449',
   'besu-6613',
+  'besu-7642',
   'besu-8307',
+  'besu-10052',
   'ghsa-23rh',
 ] as const;
 

@@ -168,6 +168,14 @@ export class QbftService {
       return;
     }
     this.heightStarted = true;
+    // besu-10052: a block timer expiry queued before the new chain head of a block that arrived by
+    // sync was handled by the old height manager, with no check against the chain head.
+    const previous = this.manager;
+    if (this.deps.cfg.bugs.has('besu-10052') && previous && this.blockTimer !== undefined && previous.currentRound() === undefined) {
+      this.deps.timers.cancelTimer(this.blockTimer);
+      this.blockTimer = undefined;
+      await this.feed(previous, { type: 'blockTimerExpired', nowMs: this.now(), height: previous.height });
+    }
     if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
     if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
     this.blockTimer = this.roundTimer = undefined;
@@ -337,6 +345,13 @@ export class QbftService {
         }
         case 'commitBlock':
           await this.deps.commitBlock(action.block as NodeProposedBlock, action.round, action.seals);
+          // besu-1734: the round expiry the timer thread queued in the same step as the import ran
+          // before the new chain head, and nothing dropped it for being at or below the head.
+          if (this.deps.cfg.bugs.has('besu-1734') && manager && this.roundTimer !== undefined) {
+            this.deps.timers.cancelTimer(this.roundTimer);
+            this.roundTimer = undefined;
+            await this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height: action.height, round: action.round });
+          }
           break;
         case 'trace':
           if (action.kind === 'message-rejected') this.stats.rejected++;

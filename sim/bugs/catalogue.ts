@@ -76,6 +76,33 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
     },
   },
   {
+    id: 'besu-7642',
+    title: 'QBFT private network halted (Bonsai, 24.3.3); one candidate cause: proposal validation persisted the proposed state',
+    link: 'https://github.com/hyperledger/besu/issues/7642',
+    rootCause:
+      'The report was closed without a root cause. One candidate (our inference, unconfirmed): before PR #7204 (24.7.0) ' +
+      'validating a proposal persisted the proposed block\'s world state on Bonsai, so once one proposal of a height ' +
+      'had been validated, a different block proposed after a round change failed as "Invalid block" and the height ' +
+      'stalled with rounds and timers climbing, as in the report. The switch makes a node reject any block of a height ' +
+      'other than the first one it validated there (the same block with only its round changed still passes).',
+    symptom: 'stall',
+    scenario: {
+      name: 'bug-besu-7642',
+      description:
+        'Every validator is cut off just after the round-0 proposal of block 1 arrives and before any prepare does; ' +
+        'round 1 must be able to commit a different block.',
+      validators: 4,
+      genesis: { blockPeriodSeconds: 1, requestTimeoutSeconds: 2 },
+      network: { latency: { kind: 'fixed', ms: 10 } },
+      durationMs: 40_000,
+      steps: [
+        { atMs: 1_015, do: 'partition', groups: [['v0'], ['v1'], ['v2'], ['v3']] },
+        { atMs: 2_990, do: 'heal' },
+      ],
+      expect: [{ kind: 'min-height', height: 20 }],
+    },
+  },
+  {
     id: 'besu-8307',
     title: 'Restarted BFT validators fail to agree: a stale height manager after a sync',
     link: 'https://github.com/hyperledger/besu/issues/8307',
