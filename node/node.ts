@@ -13,6 +13,7 @@ import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
 import type { Genesis } from './chain/genesis.ts';
 import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
+import { checkOmmers } from './chain/ommer-rules.ts';
 import { EXPECTED_MIX_HASH, validateHeader, type HeaderFacts, type HeaderRule } from './chain/header-rules.ts';
 import { encodeExtraData, vanityFrom, type QbftExtraData } from './chain/extra-data.ts';
 import { QbftService } from './consensus/qbft-service.ts';
@@ -303,40 +304,45 @@ export class QbftNode {
 
   rewardFor(block: Block): Rewards {
     if (!this.bft) return powBlockRewards(block, this.common);
-    return this.rewardAt(Number(block.header.number), block.header.coinbase.toString().toLowerCase() as Hex);
+    return this.rewardAt(Number(block.header.number), Number(block.header.timestamp), block.header.coinbase.toString().toLowerCase() as Hex);
   }
 
   /** Besu pays transaction fees to the mining beneficiary when one is set (and COINBASE returns it). */
   private executeOptions(block: Block): ExecuteOptions {
     if (!this.bft) return { allowWithdrawalsAndBlobs: true };
-    const beneficiary = this.schedule.paramsAt(Number(block.header.number)).miningBeneficiary;
+    const beneficiary = this.schedule.paramsAt(Number(block.header.number), Number(block.header.timestamp)).miningBeneficiary;
     return beneficiary ? { feeRecipient: beneficiary } : {};
   }
 
-  /** QBFT block reward: `blockreward` to `miningbeneficiary` if set, else to the coinbase. */
-  private rewardAt(blockNumber: number, coinbase: Hex): Reward | undefined {
-    const params = this.schedule.paramsAt(blockNumber);
+  /** QBFT block reward: `blockreward` to `miningbeneficiary` if set, else to the coinbase (options at the block's own number and timestamp). */
+  private rewardAt(blockNumber: number, timestampSeconds: number, coinbase: Hex): Reward | undefined {
+    const params = this.schedule.paramsAt(blockNumber, timestampSeconds);
     if (params.blockReward === 0n) return undefined;
     return { to: params.miningBeneficiary ?? coinbase, amountWei: params.blockReward };
   }
 
   async heightContext(head: ChainEntry): Promise<HeightContext> {
     const height = head.number + 1;
-    const params = this.schedule.paramsAt(height);
-    const periodMs = params.blockPeriodMilliseconds ?? params.blockPeriodSeconds * 1000;
+    // Besu's BlockTimer: the options at (height, parent timestamp), and a longer period that a
+    // time-typed transition brings within one period applies already (else the block would fail
+    // the period rule, judged at the block's own timestamp).
+    const params = this.schedule.paramsAt(height, head.timestamp);
+    const blockPeriodSeconds = Math.max(params.blockPeriodSeconds, this.schedule.paramsAt(height, head.timestamp + params.blockPeriodSeconds).blockPeriodSeconds);
+    // xblockperiodmilliseconds counts from now, not from the parent's timestamp.
+    const blockTimerAtMs = params.blockPeriodMilliseconds ? this.runtime.clock.nowMs() + params.blockPeriodMilliseconds : (head.timestamp + blockPeriodSeconds) * 1000;
     return {
       height,
       parentTimestampSeconds: head.timestamp,
       parentCoinbase: head.coinbase,
       validators: await this.validators.forChildOf(head),
-      blockTimerAtMs: head.timestamp * 1000 + periodMs,
-      blockPeriodSeconds: params.blockPeriodSeconds,
+      blockTimerAtMs,
+      blockPeriodSeconds,
       requestTimeoutMs: this.config.genesis.qbft.requestTimeoutSeconds * 1000,
       emptyBlockPeriodSeconds: params.emptyBlockPeriodSeconds,
     };
   }
 
-  private headerFacts(block: Block, hash?: Hex): HeaderFacts {
+  private headerFacts(block: { header: Block['header'] }, hash?: Hex): HeaderFacts {
     const h = block.header;
     const extra = extraDataOf(h);
     return {
@@ -357,31 +363,42 @@ export class QbftNode {
     };
   }
 
-  /** Header rules of a block against its parent; `checkSeals` for sealed imports. */
+  /** Header rules of a block against its parent (`checkSeals` for sealed imports), then its ommers (Besu's generic body rules). */
   private async checkHeader(block: Block, parent: ChainEntry, checkSeals: boolean): Promise<string | undefined> {
     if (!this.bft) {
       const parentHeader = parent.block.header;
       const expectedBaseFee = this.engine.nextBaseFee(parentHeader, block.header.number, block.header.timestamp);
       return checkPowImportBlock(block, { parent: parentHeader, common: this.common, expectedBaseFee });
     }
-    const n = Number(block.header.number);
-    const params = this.schedule.paramsAt(n);
-    const verdict = validateHeader(this.headerFacts(block), {
-      parent: this.headerFacts(parent.block, parent.hash),
-      validatorsAfterParent: await this.validators.forChildOf(parent),
-      contractMode: params.validatorSelectionMode === 'contract',
-      blockPeriodSeconds: params.blockPeriodSeconds,
-      nowSeconds: Math.floor(this.runtime.clock.nowMs() / 1000),
-      londonBlock: this.config.genesis.forkBlocks['london'],
-      committedSealHash: (round) => committedSealHash(block.header, round),
-      recoverSealer: (hash, seal) => {
-        const signer = recoverAddressCached(hash, seal);
-        if (!signer) throw new Error('unrecoverable seal');
-        return signer;
-      },
-      checkSeals,
-    });
-    return verdict.ok ? undefined : `${verdict.rule}: ${verdict.reason}`;
+    const headerProblem = async (header: Block['header'], parentEntry: ChainEntry, withSeals: boolean): Promise<string | undefined> => {
+      // The ruleset of the fork at the header's own number and timestamp (Besu: getByBlockHeader).
+      const params = this.schedule.paramsAt(Number(header.number), Number(header.timestamp));
+      const verdict = validateHeader(this.headerFacts({ header }), {
+        parent: this.headerFacts(parentEntry.block, parentEntry.hash),
+        validatorsAfterParent: await this.validators.forChildOf(parentEntry),
+        contractMode: params.validatorSelectionMode === 'contract',
+        blockPeriodSeconds: params.blockPeriodSeconds,
+        blockPeriodMilliseconds: params.blockPeriodMilliseconds,
+        nowSeconds: Math.floor(this.runtime.clock.nowMs() / 1000),
+        londonBlock: this.config.genesis.forkBlocks['london'],
+        committedSealHash: (round) => committedSealHash(header, round),
+        recoverSealer: (hash, seal) => {
+          const signer = recoverAddressCached(hash, seal);
+          if (!signer) throw new Error('unrecoverable seal');
+          return signer;
+        },
+        checkSeals: withSeals,
+      });
+      return verdict.ok ? undefined : `${verdict.rule}: ${verdict.reason}`;
+    };
+    return (
+      (await headerProblem(block.header, parent, checkSeals)) ??
+      (await checkOmmers(block, {
+        hashOf: (header) => bytesToHex(onchainBlockHash(header)),
+        get: (hash) => this.chain.get(hash),
+        checkOmmerHeader: (ommer, parentHash) => headerProblem(ommer, this.chain.get(parentHash)!, true),
+      }))
+    );
   }
 
   private async execute(block: Block, parent: ChainEntry): Promise<string | undefined> {
@@ -533,8 +550,9 @@ export class QbftNode {
       return proposedBlockFrom(withExtraData(req.repropose.block, { ...extra, round: req.round, seals: [] }, this.common));
     }
     const head = this.chain.head();
-    const params = this.schedule.paramsAt(req.height);
-    const contractMode = params.validatorSelectionMode === 'contract';
+    // Besu: extraData (contract mode or not) from the fork at the parent's timestamp; reward and beneficiary at the block's own.
+    const contractMode = this.schedule.paramsAt(req.height, head.timestamp).validatorSelectionMode === 'contract';
+    const params = this.schedule.paramsAt(req.height, req.timestampSeconds);
     const validators = await this.validators.forChildOf(head);
     const extra: QbftExtraData = {
       vanity: this.vanity,
@@ -561,7 +579,7 @@ export class QbftNode {
       extraData: encodeExtraData(extra),
       mixHash: MIX_HASH,
       transactions,
-      reward: this.rewardAt(req.height, this.address),
+      reward: this.rewardAt(req.height, req.timestampSeconds, this.address),
       feeRecipient: params.miningBeneficiary,
     });
     this.remember(bytesToHex(onchainBlockHash(block.header)), receipts);

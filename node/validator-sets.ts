@@ -2,6 +2,13 @@
  * Which validators may propose and seal each block, in either selection mode, across transitions:
  * block-header votes (tallied along the block's ancestry) or a contract's getValidators() read on
  * the parent's state. Results are cached by parent hash.
+ *
+ * As Besu's ForkingValidatorProvider picks the provider: for the block after a parent, the fork in
+ * force at (parent number + 1, parent timestamp); for a block's own list, at (its number, its
+ * timestamp). The timestamps only matter for time-typed transitions (fork-schedule.ts). In contract
+ * mode a transition's `validators` list is ignored (TransactionValidatorProvider reads only the
+ * contract); in block-header mode it overrides the tally by block number, even for a time-typed
+ * transition, where it therefore never applies (BftValidatorOverrides is keyed by block number).
  */
 import { hexToBytes, type Hex } from './crypto/bytes.ts';
 import type { ChainEntry } from './chain/chain.ts';
@@ -65,17 +72,16 @@ export class ValidatorSets {
     });
   }
 
-  isContractModeAt(blockNumber: number): boolean {
-    return this.schedule.paramsAt(blockNumber).validatorSelectionMode === 'contract';
+  /** Contract mode at this block; pass the timestamp that decides a time-typed transition (see the header comment). */
+  isContractModeAt(blockNumber: number, timestamp?: number): boolean {
+    return this.schedule.paramsAt(blockNumber, timestamp).validatorSelectionMode === 'contract';
   }
 
   /** The validators for the block after `parent`, sorted ascending. */
   async forChildOf(parent: ChainEntry): Promise<Hex[]> {
     const n = parent.number + 1;
-    const params = this.schedule.paramsAt(n);
+    const params = this.schedule.paramsAt(n, parent.timestamp);
     if (params.validatorSelectionMode !== 'contract') return this.headerMode.afterBlock(headerInfo(parent));
-    const transitionSet = this.schedule.transitionAt(n)?.validators;
-    if (transitionSet) return [...transitionSet].sort();
     const cached = this.contractCache.get(parent.hash);
     if (cached) return cached;
     if (!params.validatorContractAddress) throw new Error(`contract validator selection at block ${n} has no contract address`);
@@ -92,15 +98,15 @@ export class ValidatorSets {
 
   /** Validators listed for a block: header mode its extraData list; contract mode the call on its own state. */
   async ofBlock(entry: ChainEntry): Promise<Hex[]> {
-    if (entry.number === 0 || !this.isContractModeAt(entry.number)) {
-      if (entry.number === 0 && entry.extra.validators.length === 0 && this.isContractModeAt(0)) return this.forChildOfContractState(entry);
+    if (entry.number === 0 || !this.isContractModeAt(entry.number, entry.timestamp)) {
+      if (entry.number === 0 && entry.extra.validators.length === 0 && this.isContractModeAt(0, entry.timestamp)) return this.forChildOfContractState(entry);
       return [...entry.extra.validators].sort();
     }
     return this.forChildOfContractState(entry);
   }
 
   private async forChildOfContractState(entry: ChainEntry): Promise<Hex[]> {
-    const address = this.schedule.paramsAt(entry.number).validatorContractAddress;
+    const address = this.schedule.paramsAt(entry.number, entry.timestamp).validatorContractAddress;
     if (!address) return [];
     return decodeAddressArray(await this.caller.callAt(entry, address, GET_VALIDATORS_SELECTOR)).sort();
   }

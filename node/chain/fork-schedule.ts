@@ -7,8 +7,10 @@
  * of its number when the hardfork milestone in force at that value is time-based (e.g. with
  * `shanghaiTime: 0` every transition is time-typed; besu:ProtocolScheduleBuilder gives each
  * transition the milestone type of the hardfork below it, ForksSchedule.getFork compares by that
- * type; maintainers call it "working as designed", besu issues #10878, #9681). Pass the block's
- * timestamp to `paramsAt` to get Besu's answer; without it, block numbers are compared.
+ * type; maintainers call it "working as designed", besu issues #10878, #9681). Callers pass a
+ * timestamp as Besu's call sites do (PR #9785): the parent's for what concerns the next block (block
+ * timer, validators after a block, votes, extraData at creation), the block's own for its header
+ * rules, reward and beneficiary. Without a timestamp, block numbers are compared.
  * Validator overrides (`validators`) always apply by block number (BftValidatorOverrides).
  */
 import type { Hex } from '../crypto/bytes.ts';

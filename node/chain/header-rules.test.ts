@@ -126,3 +126,12 @@ test('timestamp at least blockperiodseconds after the parent, only when the peri
   t.true(validateHeader(header({ timestamp: 1000 }), ctx({ blockPeriodSeconds: 0 })).ok);
   failsWith(t, validateHeader(header({ timestamp: 999 }), ctx({ blockPeriodSeconds: 1 })), 'timestampParent');
 });
+
+test('xblockperiodmilliseconds: below 1 s no parent-timestamp rule at all, from 1 s a floor(ms / 1000) s minimum that replaces blockperiodseconds', (t) => {
+  t.true(validateHeader(header({ timestamp: 1000 }), ctx({ blockPeriodSeconds: 5, blockPeriodMilliseconds: 500 })).ok, 'same timestamp as the parent');
+  t.true(validateHeader(header({ timestamp: 999 }), ctx({ blockPeriodSeconds: 5, blockPeriodMilliseconds: 999 })).ok, 'even older than the parent');
+  failsWith(t, validateHeader(header({ timestamp: 1000 }), ctx({ blockPeriodSeconds: 5, blockPeriodMilliseconds: 1000 })), 'timestampParent');
+  t.true(validateHeader(header({ timestamp: 1001 }), ctx({ blockPeriodSeconds: 5, blockPeriodMilliseconds: 1999 })).ok, '1999 ms is a 1 s minimum');
+  t.true(validateHeader(header({ timestamp: 1002 }), ctx({ blockPeriodSeconds: 1, blockPeriodMilliseconds: 2500 })).ok);
+  failsWith(t, validateHeader(header({ timestamp: 1001 }), ctx({ blockPeriodSeconds: 1, blockPeriodMilliseconds: 2500 })), 'timestampParent');
+});

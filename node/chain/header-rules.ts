@@ -20,8 +20,11 @@
  *  coinbase         BftCoinbaseValidationRule: coinbase ∈ validatorsAfterParent
  *  commitSeals      BftCommitSealsValidationRule (only if checkSeals, i.e. not light validation):
  *                   every seal recovers, no duplicate signers, count ≥ quorum(n), all ∈ validators
- *  timestampParent  TimestampMoreRecentThanParent(blockperiodseconds), only if blockPeriodSeconds ≥ 1:
- *                   timestamp − parent.timestamp ≥ blockPeriodSeconds
+ *  timestampParent  TimestampMoreRecentThanParent(minimum gap), only if that gap is ≥ 1 s: the gap is
+ *                   xblockperiodmilliseconds when set (> 0), else blockperiodseconds
+ *                   (QbftProtocolScheduleBuilder.createBlockHeaderRuleset); in whole seconds (floor):
+ *                   timestamp − parent.timestamp ≥ gap. Below 1 s there is no ordering rule at all:
+ *                   a child may even carry its parent's timestamp.
  */
 import type { Hex } from '../crypto/bytes.ts';
 import { quorumSize } from '../consensus/qbft/quorum.ts';
@@ -56,8 +59,10 @@ export interface HeaderContext {
   validatorsAfterParent: Hex[];
   /** Contract validator-selection mode in force at this block. */
   contractMode: boolean;
-  /** blockperiodseconds in force at this block; the parent-distance rule applies only if ≥ 1. */
+  /** blockperiodseconds in force at this block. */
   blockPeriodSeconds: number;
+  /** xblockperiodmilliseconds in force at this block (> 0 replaces blockPeriodSeconds in the parent-distance rule). */
+  blockPeriodMilliseconds?: number;
   /** Current time, for the future-timestamp rule (≤ now + 1); omitted = rule skipped. */
   nowSeconds?: number;
   /** Block number of the London fork, if the chain has a base-fee market. Omitted = no base-fee checks. */
@@ -169,12 +174,18 @@ const commitSeals: Rule = (h, ctx) => {
   return OK;
 };
 
-const timestampParent: Rule = (h, { parent, blockPeriodSeconds }) => {
-  if (!(blockPeriodSeconds >= 1)) return OK;
+/** The smallest parent-to-child timestamp gap in seconds; 0 = no ordering rule. */
+export function minimumParentGapSeconds(blockPeriodSeconds: number, blockPeriodMilliseconds?: number): number {
+  const gapMs = blockPeriodMilliseconds !== undefined && blockPeriodMilliseconds > 0 ? blockPeriodMilliseconds : blockPeriodSeconds * 1000;
+  return gapMs >= 1000 ? Math.floor(gapMs / 1000) : 0;
+}
+
+const timestampParent: Rule = (h, { parent, blockPeriodSeconds, blockPeriodMilliseconds }) => {
+  const minimum = minimumParentGapSeconds(blockPeriodSeconds, blockPeriodMilliseconds);
+  if (minimum === 0) return OK;
   const since = h.timestamp - parent.timestamp;
-  return since < blockPeriodSeconds
-    ? fail('timestampParent', `timestamp only ${since}s after parent, block period is ${blockPeriodSeconds}s`)
-    : OK;
+  const period = blockPeriodMilliseconds ? `${blockPeriodMilliseconds}ms` : `${blockPeriodSeconds}s`;
+  return since < minimum ? fail('timestampParent', `timestamp only ${since}s after parent, minimum is ${minimum}s (block period ${period})`) : OK;
 };
 
 /** Besu's order; the first failure is returned. */

@@ -11,14 +11,12 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
-import { keccak256 } from '../crypto/keccak.ts';
 import type { Reward } from '../execution/engine.ts';
 import { decodingCommon } from './decoding-common.ts';
+import { MAX_OMMERS, ommersHash } from './ommer-rules.ts';
 
 const ETHER = 10n ** 18n;
-const MAX_OMMERS = 2;
 const MAX_OMMER_DEPTH = 6n;
 const MAX_EXTRA_DATA_BYTES = 32;
 const MIN_GAS_LIMIT = 5000n;
@@ -72,8 +70,8 @@ export function checkPowImportBlock(block: Block, ctx: PowImportContext): string
     return `gas limit ${h.gasLimit} is out of bounds for the parent's ${parent.gasLimit}`;
   if (h.baseFeePerGas !== ctx.expectedBaseFee) return `base fee ${h.baseFeePerGas}, expected ${ctx.expectedBaseFee}`;
   if (block.uncleHeaders.length > MAX_OMMERS) return `${block.uncleHeaders.length} ommers, at most ${MAX_OMMERS}`;
-  const ommersHash = keccak256(RLP.encode(block.uncleHeaders.map((u) => u.raw())));
-  if (!equalBytes(ommersHash, h.uncleHash)) return `ommers hash ${bytesToHex(h.uncleHash)} does not match the body (${bytesToHex(ommersHash)})`;
+  const bodyOmmersHash = ommersHash(block.uncleHeaders);
+  if (!equalBytes(bodyOmmersHash, h.uncleHash)) return `ommers hash ${bytesToHex(h.uncleHash)} does not match the body (${bytesToHex(bodyOmmersHash)})`;
   for (const ommer of block.uncleHeaders)
     if (ommer.number >= h.number || h.number - ommer.number > MAX_OMMER_DEPTH) return `ommer ${ommer.number} is not within ${MAX_OMMER_DEPTH} blocks below ${h.number}`;
   return undefined;
