@@ -81,6 +81,11 @@ export function summarize(tl: Timeline, opts: SummaryOptions = {}): ReportSummar
   if (run.earlyRoundChange !== null) facts.push(['early round change', run.earlyRoundChange ? 'on' : 'off']);
   facts.push(['simulated', formatDuration(run.endMs)]);
   if (v) facts.push(['height reached', String(v.height)]);
+  const firstViolation = v?.violations.slice().sort((a, b) => a.atMs - b.atMs)[0];
+  if (firstViolation) {
+    const where = [firstViolation.node, firstViolation.height !== null ? `height ${firstViolation.height}` : null, firstViolation.round !== null ? `round ${firstViolation.round}` : null].filter(Boolean).join(', ');
+    facts.push(['first violation', `${firstViolation.checker} at ${formatMs(firstViolation.atMs)}${where ? ` (${where})` : ''}: ${firstViolation.reason}`]);
+  }
   facts.push(['round changes', v ? `${v.roundChanges} (highest round ${v.maxRound})` : String(tl.roundChanges.length)]);
   const delivered = tl.messages.filter((m) => m.fate === 'delivered').length;
   const dropped = tl.messages.filter((m) => m.fate === 'dropped').length;

@@ -151,9 +151,8 @@ export async function judgeScenario(s: Scenario, opts: { determinism?: boolean }
     return { ok: false, reason: `runScenario threw: ${String((err as Error)?.message ?? err)}`, result: null, runs: 1 };
   }
   const reasons: string[] = [];
-  if (!result.invariants.agreement) reasons.push('agreement violated (honest nodes imported different blocks at one height)');
-  if (!result.invariants.validity) reasons.push('validity violated (a canonical block without a valid quorum of seals)');
-  if (result.invariants.liveness === false) reasons.push('liveness violated (an honest node made no progress after the faults healed)');
+  // Every invariant checker's first violation (agreement, validity, honest-non-equivocation, lock-safety, round-timer, liveness).
+  for (const v of result.violations) reasons.push(`${v.checker} violated at ${v.atMs} ms${v.node ? ` on ${v.node}` : ''}${v.height !== null ? ` (height ${v.height}${v.round !== null ? `, round ${v.round}` : ''})` : ''}: ${v.reason}`);
   if (result.errors.length > 0) reasons.push(`errors: ${result.errors[0].split('\n')[0]}${result.errors.length > 1 ? ` (+${result.errors.length - 1} more)` : ''}`);
   const unmet = result.expectations.filter((e) => !e.ok).map((e) => e.text);
   if (unmet.length > 0) reasons.push(`unmet expectations: ${unmet.join('; ')}`);

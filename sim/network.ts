@@ -223,6 +223,7 @@ export class VirtualNetwork {
   private readonly onEvent: ((e: TraceEvent) => void) | undefined;
   private readonly counters: NetworkStats = { sent: 0, delivered: 0, dropped: 0, duplicated: 0 };
   private readonly dropReasons = new Map<DropReason, number>();
+  private taps: Array<(from: PeerId, message: WireMessage) => void> = [];
 
   constructor(kernel: SimKernel, random: SeededRandom, opts: VirtualNetworkOptions = {}) {
     this.kernel = kernel;
@@ -369,6 +370,18 @@ export class VirtualNetwork {
     return { ...this.counters };
   }
 
+  /**
+   * Calls `listener` with every message a live node sends, before any fault decides its fate (the
+   * invariant checkers' view of the wire; the buffer is the sender's, not a copy). Returns an
+   * unsubscribe function.
+   */
+  tap(listener: (from: PeerId, message: WireMessage) => void): () => void {
+    this.taps = [...this.taps, listener];
+    return () => {
+      this.taps = this.taps.filter((l) => l !== listener);
+    };
+  }
+
   /** Drops by reason, reasons sorted. */
   dropsByReason(): Record<string, number> {
     const out: Record<string, number> = {};
@@ -479,6 +492,7 @@ export class VirtualNetwork {
     this.onEvent?.({ kind: 'msg-sent', from, to, protocol, code, size: message.data.length, id });
     if (src.gen !== gen) return this.drop(from, to, protocol, code, 'stale-transport', id);
     if (!src.up) return this.drop(from, to, protocol, code, 'sender-down', id);
+    for (const tap of this.taps) tap(from, message);
     const dst = this.endpoints.get(to);
     if (dst === undefined || to === from) return this.drop(from, to, protocol, code, 'unknown-peer', id);
     if (!dst.up) return this.drop(from, to, protocol, code, 'peer-down', id);

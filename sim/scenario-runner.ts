@@ -1,14 +1,11 @@
 /**
- * Runs a scenario in a fresh world and judges it: invariants (agreement, validity, liveness) and
- * the scenario's own expectations. One seed drives everything, so a run replays exactly.
+ * Runs a scenario in a fresh world and judges it: invariants (the independent checkers of
+ * sim/checkers/, which read the trace and the wire as the run goes) and the scenario's own
+ * expectations. One seed drives everything, so a run replays exactly.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
 import { encodeExtraDataFromAddresses } from '../node/chain/extra-data.ts';
-import { committedSealHash } from '../node/chain/block-hashing.ts';
-import type { ChainEntry } from '../node/chain/chain.ts';
-import { quorumSize, maxFaulty } from '../node/consensus/qbft/quorum.ts';
-import { recoverAddressCached } from '../node/consensus/qbft/signer-cache.ts';
 import { buildSimGenesis, DEFAULT_VALIDATOR_CONTRACT, LOGGER_CONTRACT, type TransitionSpec } from './genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, deterministicKey, validatorKeys, type NodeKey } from './keys.ts';
 import { SIM_START_TIME_MS, World, type WorldNodeSpec } from './world.ts';
@@ -16,6 +13,10 @@ import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts'
 import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
+import type { LatencyModel } from './network.ts';
+import { CheckerSuite } from './checkers/suite.ts';
+import { attachCheckers } from './checkers/world-tap.ts';
+import type { Violation } from './checkers/violation.ts';
 import { bugSwitches, type BugSwitches } from '../node/bugs/bug-switches.ts';
 
 export interface NodeReport {
@@ -40,6 +41,8 @@ export interface RunResult {
   messages: { sent: number; delivered: number; dropped: number };
   traceHash: Hex;
   invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
+  /** The first violation of each invariant checker (sim/checkers/), in checker order. */
+  violations: Violation[];
   expectations: Array<{ text: string; ok: boolean }>;
   errors: string[];
 }
@@ -51,11 +54,27 @@ export interface RunOptions {
   /** Keep every trace line in memory (for writing the trace out); the hash is computed either way. */
   keepTrace?: boolean;
   onWorld?: (world: World) => void;
+  /** Sees the run's invariant checkers once they are attached (tests inspect them). */
+  onCheckers?: (checkers: CheckerSuite) => void;
   /** Known-bug switches to run with, on top of the scenario's own `bugs` (fuzz --bug). */
   bugs?: readonly string[];
 }
 
 const GIB = 10n ** 18n;
+
+/**
+ * When a scenario ends before its liveness deadline, the world runs on until the deadline, but at
+ * most this much virtual time and this many kernel events more (a stalled chain costs few events;
+ * a chain that grows while one node lags costs many).
+ */
+const LIVENESS_EXTENSION_CAP_MS = 24 * 3600_000;
+const LIVENESS_EXTENSION_EVENT_BUDGET = 3_000_000;
+
+/** Network delay the liveness bound allows on top of the timers: a few message hops at the slowest latency. */
+function latencyAllowanceMs(latency: LatencyModel | undefined): number {
+  const worst = !latency ? 30 : latency.kind === 'fixed' ? latency.ms : latency.kind === 'uniform' ? latency.maxMs : latency.meanMs + 6 * latency.sdMs;
+  return 5_000 + 20 * Math.ceil(worst);
+}
 
 function resolveKeys(s: Scenario): { validators: NodeKey[]; nodes: WorldNodeSpec[]; names: Map<string, NodeKey> } {
   const validators = validatorKeys(s.validators);
@@ -174,9 +193,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     if (!spec) throw new Error(`misconfigured: no node named ${m.node}`);
     spec.genesis = genesisFor(s, validators, names, m.transitions);
   }
+  const networkGenesis = genesisFor(s, validators, names);
   const world = new World({
     seed,
-    genesis: genesisFor(s, validators, names),
+    genesis: networkGenesis,
     nodes,
     latency: s.network?.latency,
     loss: s.network?.loss,
@@ -189,14 +209,26 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   });
   opts.onWorld?.(world);
 
+  const expectsFork = s.expect.some((e) => e.kind === 'fork');
+  // The invariant checkers read the run from its trace and its wire, never from the nodes' own code.
+  const checkers = new CheckerSuite({
+    genesis: networkGenesis,
+    latencyAllowanceMs: latencyAllowanceMs(s.network?.latency),
+    // One trace line per broken invariant; a fork the scenario expects leaves its trace as it was.
+    onViolation: (v) => {
+      if (v.checker === 'agreement' && expectsFork) return;
+      world.trace.record(world.kernel.nowMs(), v.node, { kind: 'invariant-violated', checker: v.checker, atMs: v.atMs, height: v.height, round: v.round, reason: v.reason });
+    },
+  });
+  const checkerTap = attachCheckers(world, checkers);
+  opts.onCheckers?.(checkers);
+
   const faulty = new Set<string>([...misconfigured]);
   for (const twin of s.twins ?? []) faulty.add(twin).add(`${twin}-twin`);
   for (const st of s.steps) if (st.do === 'byzantine') faulty.add(st.node);
   const honest = (name: string) => !faulty.has(name);
   recordRunStarted(world, s, seed, faulty, bugs);
 
-  // What honest nodes import, by height: the agreement invariant's evidence.
-  const importedAt = new Map<number, Set<Hex>>();
   const roundsStarted = new Map<string, number>();
   const timeouts: Array<{ round: number; timeoutMs: number }> = [];
   const reorgNodes = new Set<string>();
@@ -205,12 +237,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const traceCounts = new Map<string, Array<Record<string, unknown>>>();
   world.trace.subscribe((line: TraceLine) => {
     if (!line.node || !honest(line.node)) return;
-    if (line.kind === 'block-imported') {
-      const h = line.number as number;
-      let set = importedAt.get(h);
-      if (!set) importedAt.set(h, (set = new Set()));
-      set.add(line.hash as Hex);
-    } else if (line.kind === 'round-started') {
+    if (line.kind === 'round-started') {
       const round = line.round as number;
       if (round > 0) roundsStarted.set(`${line.height}/${round}`, round);
       if (timeouts.length < 10_000) timeouts.push({ round, timeoutMs: line.timeoutMs as number });
@@ -239,7 +266,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     switch (st.do) {
       case 'crash': world.crash(st.node); break;
       case 'restart':
-        if (st.transitions) world.get(st.node).genesis = parseGenesis(genesisFor(s, validators, names, st.transitions));
+        if (st.transitions) {
+          world.get(st.node).genesis = parseGenesis(genesisFor(s, validators, names, st.transitions));
+          checkerTap.mark({ type: 'node-reconfigured', node: st.node });
+        }
         await world.restart(st.node, { wipe: st.wipe });
         break;
       case 'partition': world.partition(st.groups); break;
@@ -298,7 +328,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
 
   await world.startAll();
   const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer' && st.do !== 'rpc').reduce((m, st) => Math.max(m, st.atMs), 0);
-  const sampleTimes = new Set<number>([lastFaultMs]);
+  const sampleTimes = new Set<number>();
   for (const e of s.expect) {
     if (e.kind === 'height-by') sampleTimes.add(e.atMs);
     if (e.kind === 'no-progress-between') sampleTimes.add(e.fromMs).add(e.toMs);
@@ -306,28 +336,17 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   // Samples are scheduled before steps, so a sample taken at a step's time sees the world just before it.
   for (const t of [...sampleTimes].sort((a, b) => a - b)) if (t <= s.durationMs) world.at(t, 'sample', () => sample(t));
   for (const st of [...s.steps].sort((a, b) => a.atMs - b.atMs)) world.at(st.atMs, `step:${st.do}`, () => runStep(st));
+  // After the steps of that moment (ties run in scheduling order): liveness is owed from here on.
+  world.at(lastFaultMs, 'faults-healed', () => checkerTap.mark({ type: 'faults-healed' }));
   await world.runFor(s.durationMs);
 
   const allNames = world.names();
   const honestUp = allNames.filter((n) => honest(n) && world.get(n).status === 'up');
   const reference = honestUp.map((n) => world.get(n).node!).sort((a, b) => b.chain.head().number - a.chain.head().number)[0];
 
-  const agreement = [...importedAt.values()].every((set) => set.size <= 1);
-  const validity = await checkValidity(honestUp.map((n) => world.get(n).node!));
-
+  // Agreement as it stands at the scenario's end, for the fork expectations.
+  const agreementAtEnd = !checkers.agreement.violation;
   const params = reference?.config.genesis.qbft;
-  let liveness: boolean | null = null;
-  // Validators (not twins, not observers) that are Byzantine, misconfigured or down at the end, each once.
-  const faultyValidators = allNames.filter((n) => /^v\d+$/.test(n) && (faulty.has(n) || world.get(n).status !== 'up')).length;
-  const lastSample = samples.get(lastFaultMs);
-  if (params && lastSample && faultyValidators <= maxFaulty(s.validators)) {
-    const maxRound = Math.max(0, ...roundsStarted.values());
-    const boundMs = params.requestTimeoutSeconds * 1000 * 2 ** Math.min(maxRound + 1, 20) + 3 * params.blockPeriodSeconds * 1000;
-    if (s.durationMs - lastFaultMs >= boundMs) {
-      const before = Math.max(...honestUp.map((n) => lastSample.get(n) ?? -1));
-      liveness = honestUp.every((n) => heightOf(n) > before);
-    }
-  }
 
   const expectations: Array<{ text: string; ok: boolean }> = [];
   for (const e of s.expect) expectations.push({ text: describeExpectation(e), ok: await judge(e) });
@@ -362,8 +381,8 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         const want = e.validators.map((v) => addressOf(names, v)).sort();
         return JSON.stringify(got) === JSON.stringify(want);
       }
-      case 'no-fork': return agreement;
-      case 'fork': return !agreement;
+      case 'no-fork': return agreementAtEnd;
+      case 'fork': return !agreementAtEnd;
       case 'forked-off': {
         const node = world.get(e.node).node;
         if (!node || !reference) return false;
@@ -402,10 +421,27 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     }
   }
 
+  // Liveness is judged against a deadline fixed when the faults ended: if the scenario ended first,
+  // the world runs on until it (the expectations above were judged at the scenario's end).
+  const livenessDeadlineMs = checkers.liveness.pendingDeadlineMs();
+  if (livenessDeadlineMs !== undefined && livenessDeadlineMs > world.elapsedMs()) {
+    const untilMs = Math.min(livenessDeadlineMs, s.durationMs + LIVENESS_EXTENSION_CAP_MS);
+    const eventBudget = world.kernel.eventsRun + LIVENESS_EXTENSION_EVENT_BUDGET;
+    checkers.liveness.onSettled = () => world.kernel.stop();
+    while (checkers.liveness.pendingDeadlineMs() !== undefined && world.elapsedMs() < untilMs && world.kernel.eventsRun < eventBudget) {
+      await world.runFor(Math.min(untilMs, world.elapsedMs() + 60_000));
+    }
+    checkers.liveness.onSettled = undefined;
+  }
+  checkers.finish(world.elapsedMs());
+  checkerTap.detach();
+  const { agreement, validity, liveness } = checkers.invariants();
+  const violations = checkers.violations();
+  // Violations that count against the run (a fork the scenario expects does not).
+  const counted = violations.filter((v) => !(v.checker === 'agreement' && expectsFork));
+
   const stats = world.network.stats();
-  const expectsFork = s.expect.some((e) => e.kind === 'fork');
-  const ok =
-    (agreement || expectsFork) && validity && liveness !== false && expectations.every((e) => e.ok) && world.errors.length === 0;
+  const ok = counted.length === 0 && expectations.every((e) => e.ok) && world.errors.length === 0;
   const nodeReports: NodeReport[] = allNames.map((name) => {
     const sim = world.get(name);
     const head = sim.node?.chain.head();
@@ -422,6 +458,8 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     roundChanges,
     maxRound,
     invariants: { agreement, validity, liveness },
+    // Only when some count, so that traces of passing runs keep their hashes.
+    ...(counted.length > 0 ? { violations: counted } : {}),
     expectations,
     errors: world.errors.map((e) => e.split('\n')[0]!.slice(0, 500)),
   });
@@ -439,6 +477,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     messages: { sent: stats.sent, delivered: stats.delivered, dropped: stats.dropped },
     traceHash: world.trace.hash(),
     invariants: { agreement, validity, liveness },
+    violations,
     expectations,
     errors: world.errors,
   };
@@ -469,26 +508,3 @@ function recordRunStarted(world: World, s: Scenario, seed: number, faulty: Set<s
     ...(bugs.size > 0 ? { bugs: [...bugs] } : {}),
   });
 }
-
-/** Every canonical block of every honest node carries a quorum of distinct valid seals from its validators. */
-async function checkValidity(nodes: Array<import('../node/node.ts').QbftNode>): Promise<boolean> {
-  for (const node of nodes) {
-    const head = node.chain.head().number;
-    for (let n = 1; n <= head; n++) {
-      const entry: ChainEntry = node.chain.canonicalAt(n)!;
-      const parent = node.chain.canonicalAt(n - 1)!;
-      const validators = await node.validators.forChildOf(parent);
-      if (!validators.includes(entry.coinbase)) return false;
-      const hash = committedSealHash(entry.block.header, entry.extra.round);
-      const signers = new Set<Hex>();
-      for (const seal of entry.extra.seals) {
-        const signer = recoverAddressCached(hash, seal);
-        if (!signer || !validators.includes(signer)) return false;
-        signers.add(signer);
-      }
-      if (signers.size < quorumSize(validators.length) || signers.size !== entry.extra.seals.length) return false;
-    }
-  }
-  return true;
-}
-

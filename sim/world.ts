@@ -155,6 +155,7 @@ export class World {
         const peer = this.addressBook().get(address as Hex);
         return peer !== undefined && peer !== sim.name ? peer : undefined;
       },
+      addressOfPeer: (peer) => this.nodes.get(peer)?.key.address,
     };
     return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim), this.options.wireLayout);
   }

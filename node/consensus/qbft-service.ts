@@ -174,7 +174,7 @@ export class QbftService {
     if (this.deps.cfg.bugs.has('besu-10052') && previous && this.blockTimer !== undefined && previous.currentRound() === undefined) {
       this.deps.timers.cancelTimer(this.blockTimer);
       this.blockTimer = undefined;
-      await this.feed(previous, { type: 'blockTimerExpired', nowMs: this.now(), height: previous.height });
+      await this.feed(previous, { type: 'blockTimerExpired', nowMs: this.now(), height: previous.height }, true);
     }
     if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
     if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
@@ -250,6 +250,8 @@ export class QbftService {
   private async process(from: PeerId, message: QbftMessage, raw?: Uint8Array): Promise<void> {
     const manager = this.manager;
     if (!manager) return;
+    // Replayed future messages pass here too: a block imported meanwhile makes them stale (Besu's consumeMessage).
+    if (roundIdOf(message).sequence <= this.deps.headNumber()) return;
     const author = message.signed.author;
     if (!manager.ctx.validators.includes(author)) return;
     if (this.deps.gossip && author !== this.deps.cfg.address) {
@@ -282,8 +284,10 @@ export class QbftService {
     await this.feed(manager, event);
   }
 
-  private async feed(manager: HeightManager, event: CoreEvent): Promise<void> {
-    if (manager !== this.manager) return;
+  /** `staleAllowed`: only for the known-bug switches that re-introduce a missing head check. */
+  private async feed(manager: HeightManager, event: CoreEvent, staleAllowed = false): Promise<void> {
+    // Block validation awaits, and sync may import this very height meanwhile: then the work is stale.
+    if (manager !== this.manager || (manager.height <= this.deps.headNumber() && !staleAllowed)) return;
     await this.perform(manager.handle(event));
   }
 
@@ -350,7 +354,7 @@ export class QbftService {
           if (this.deps.cfg.bugs.has('besu-1734') && manager && this.roundTimer !== undefined) {
             this.deps.timers.cancelTimer(this.roundTimer);
             this.roundTimer = undefined;
-            await this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height: action.height, round: action.round });
+            await this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height: action.height, round: action.round }, true);
           }
           break;
         case 'trace':

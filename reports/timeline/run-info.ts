@@ -21,8 +21,27 @@ export interface RunVerdict {
   roundChanges: number;
   maxRound: number;
   invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
+  /** First violation of each invariant checker that counts against the run (sim/checkers/), in checker order. */
+  violations: RunViolation[];
   expectations: Array<{ text: string; ok: boolean }>;
   errors: string[];
+}
+
+export interface RunViolation {
+  checker: string;
+  /** Virtual ms since the run started. */
+  atMs: number;
+  node: string | null;
+  height: number | null;
+  round: number | null;
+  reason: string;
+}
+
+function violationsOf(v: unknown): RunViolation[] {
+  if (!Array.isArray(v)) return [];
+  return (v as Array<Record<string, unknown>>)
+    .filter((x) => typeof x === 'object' && x !== null && typeof x.checker === 'string')
+    .map((x) => ({ checker: x.checker as string, atMs: num(x.atMs) ?? 0, node: typeof x.node === 'string' ? x.node : null, height: num(x.height), round: num(x.round), reason: String(x.reason ?? '') }));
 }
 
 export interface RunInfo {
@@ -133,6 +152,7 @@ export class RunInfoTracker {
             validity: (f.invariants as RunVerdict['invariants'] | undefined)?.validity === true,
             liveness: ((f.invariants as RunVerdict['invariants'] | undefined)?.liveness ?? null) as boolean | null,
           },
+          violations: violationsOf(f.violations),
           expectations: Array.isArray(f.expectations) ? (f.expectations as RunVerdict['expectations']).map((e) => ({ text: String(e.text), ok: e.ok === true })) : [],
           errors: Array.isArray(f.errors) ? (f.errors as unknown[]).map(String) : [],
         }

@@ -1,0 +1,108 @@
+/**
+ * Honest messages are well-formed: what an honest validator itself puts on the network must be
+ * something every correct peer accepts, judged here with the checkers' own decoder, quorum
+ * arithmetic and validator sets (never the node's validation code):
+ * - no consensus message for a height at or below the sender's own chain head (the cheap oracle of
+ *   Besu #1734 and #10052: work on a height the node has already imported);
+ * - a ROUND_CHANGE with a prepared certificate carries a quorum of PREPAREs from distinct
+ *   validators, each for the certificate's height, round and block;
+ * - a PROPOSAL for round > 0 carries a quorum of ROUND_CHANGEs for that round from distinct
+ *   validators and, when some were prepared, the best certificate's PREPAREs and its block (the
+ *   proposed block with its round replaced by the prepared round hashes to the certificate's digest);
+ * - a round-0 PROPOSAL's block is at least a block period newer than its parent.
+ * Only messages the node sends under its own key are judged (relays of others' messages are not).
+ */
+import type { MessageSent, Observation } from './observation.ts';
+import type { RunModel } from './run-model.ts';
+import { FirstViolationChecker, type Violation } from './violation.ts';
+import { quorum } from './toolkit/bft-math.ts';
+import { commitSealHash, decodeBlock } from './toolkit/block.ts';
+import type { Hex } from './toolkit/crypto.ts';
+import type { PreparePayload, QbftMessage, Signed } from './toolkit/qbft-messages.ts';
+import { describeSigned } from './describe.ts';
+
+export class HonestMessagesChecker extends FirstViolationChecker {
+  readonly name = 'honest-messages' as const;
+
+  constructor(
+    private readonly model: RunModel,
+    onViolation?: (v: Violation) => void,
+  ) {
+    super(onViolation);
+  }
+
+  observe(o: Observation): void {
+    if (this.stopped || o.type !== 'message' || 'error' in o.decoded) return;
+    const m = o.decoded;
+    const signer = m.signed.signer;
+    if (!signer || !this.model.honest(o.from)) return;
+    const sender = this.model.node(o.from);
+    if (sender.address !== signer) return;
+    const problem = this.judge(m, sender.head);
+    if (problem === undefined) return;
+    const p = m.signed.payload;
+    this.report({ atMs: o.atMs, node: o.from, height: p.height, round: p.round, reason: `${o.from} sent ${problem}`, line: this.describe(o) });
+  }
+
+  private judge(m: QbftMessage, head: number): string | undefined {
+    const p = m.signed.payload;
+    if (p.height <= head) return `a ${m.kind} for height ${p.height}, at or below its own chain head ${head}`;
+    const validators = this.model.validatorsForHeight(p.height);
+    if (!validators) return undefined;
+    const needed = quorum(validators.length);
+    if (m.kind === 'round-change' && p.kind === 'round-change' && p.prepared) {
+      return this.certificateProblem(m.prepares, validators, needed, p.height, p.prepared.round, p.prepared.digest);
+    }
+    if (m.kind !== 'proposal' || p.kind !== 'proposal') return undefined;
+    let block;
+    try {
+      block = decodeBlock(p.blockRlp);
+    } catch (err) {
+      return `a proposal whose block does not decode: ${(err as Error).message}`;
+    }
+    if (p.round === 0) return this.timestampProblem(block.number, block.timestamp);
+    const authors = new Set<Hex>();
+    for (const rc of m.roundChanges) {
+      const who = rc.signer;
+      if (!who || !validators.includes(who)) return `a round-${p.round} proposal justified by a round change from a non-validator`;
+      if (authors.has(who)) return `a round-${p.round} proposal whose round changes repeat ${who}`;
+      authors.add(who);
+      if (rc.payload.height !== p.height || rc.payload.round !== p.round) return `a round-${p.round} proposal justified by a round change for height ${rc.payload.height} round ${rc.payload.round}`;
+    }
+    if (authors.size < needed) return `a round-${p.round} proposal justified by ${authors.size} round changes, quorum ${needed}`;
+    let best: { round: number; digest: Hex } | undefined;
+    for (const rc of m.roundChanges) {
+      const prepared = rc.payload.prepared;
+      if (prepared && (!best || prepared.round > best.round)) best = prepared;
+    }
+    if (!best) return m.prepares.length > 0 ? `a round-${p.round} proposal with prepares but no prepared round change` : undefined;
+    if (commitSealHash(block, best.round) !== best.digest) return `a round-${p.round} proposal whose block is not the block prepared in round ${best.round}`;
+    return this.certificateProblem(m.prepares, validators, needed, p.height, best.round, best.digest);
+  }
+
+  private certificateProblem(prepares: Signed<PreparePayload>[], validators: Hex[], needed: number, height: number, round: number, digest: Hex): string | undefined {
+    const authors = new Set<Hex>();
+    for (const prepare of prepares) {
+      const who = prepare.signer;
+      if (!who || !validators.includes(who)) return `a prepared certificate with a prepare from a non-validator`;
+      if (authors.has(who)) return `a prepared certificate that repeats the prepare of ${who}`;
+      authors.add(who);
+      const q = prepare.payload;
+      if (q.height !== height || q.round !== round || q.digest !== digest) return `a prepared certificate with a prepare for height ${q.height} round ${q.round} digest ${q.digest}`;
+    }
+    return authors.size < needed ? `a prepared certificate of ${authors.size} prepares, quorum ${needed}` : undefined;
+  }
+
+  private timestampProblem(number: number, timestamp: number): string | undefined {
+    const parentTimestamp = this.model.timestampOfHonestBlock(number - 1);
+    const gap = this.model.rules.minParentGapSecondsAt(number);
+    if (parentTimestamp === undefined || gap === undefined || gap < 1) return undefined;
+    const since = timestamp - parentTimestamp;
+    return since < gap ? `a round-0 proposal for block ${number} only ${since} s after its parent, block period ${gap} s` : undefined;
+  }
+
+  private describe(o: MessageSent): string {
+    if ('error' in o.decoded) return `undecodable message from ${o.from}`;
+    return `${describeSigned(o.decoded.signed, this.model)}; sent by ${o.from} at ${o.atMs} ms`;
+  }
+}

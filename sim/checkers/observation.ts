@@ -1,0 +1,123 @@
+/**
+ * What the invariant checkers see of a run, as a typed discriminated union: the trace lines they
+ * need (read into typed records, so checkers narrow on `type` instead of casting fields), every
+ * QBFT message put on the virtual network, and two markers the runner adds (a node restarted
+ * with other rules; the last fault step has run). Times are virtual ms since the run started.
+ */
+import type { TraceLine } from '../trace.ts';
+import type { Hex } from './toolkit/crypto.ts';
+import type { QbftMessage } from './toolkit/qbft-messages.ts';
+
+export type NodeRole = 'validator' | 'observer' | 'twin';
+
+export interface RunNode {
+  name: string;
+  address: Hex;
+  role: NodeRole;
+  /** Byzantine, misconfigured or a twin (or the twinned original): not held to the honest-node invariants. */
+  faulty: boolean;
+}
+
+export interface RunStarted {
+  type: 'run-started';
+  atMs: number;
+  line: TraceLine;
+  nodes: RunNode[];
+  requestTimeoutSeconds: number | undefined;
+  blockPeriodSeconds: number | undefined;
+  durationMs: number | undefined;
+}
+
+export interface NodeStarted {
+  type: 'node-started';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  wiped: boolean;
+}
+
+export type FaultKind =
+  | { fault: 'crash' | 'restart' | 'restart-wiped' | 'pause' | 'resume' | 'heal' }
+  | { fault: 'partition'; groups: string[][] }
+  | { fault: 'clog' | 'unclog'; from: string; to: string }
+  | { fault: 'clock-skew'; skewMs: number }
+  | { fault: 'byzantine'; behaviour: string };
+
+export type Fault = { type: 'fault'; atMs: number; line: TraceLine; node: string | null } & FaultKind;
+
+export interface RoundStarted {
+  type: 'round-started';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  height: number;
+  round: number;
+}
+
+export interface RoundTimerExpired {
+  type: 'round-timer-expired';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  height: number;
+  round: number;
+}
+
+export interface BlockImported {
+  type: 'block-imported';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  number: number;
+  /** The hash the node reported. */
+  hash: Hex;
+  /** 'head' when the block became the node's head, 'side' when it went to a side chain. */
+  status: 'head' | 'side' | undefined;
+  /** The imported block's RLP, fetched from the node's chain; undefined when it could not be. */
+  rlp: Uint8Array | undefined;
+}
+
+export interface Reorg {
+  type: 'reorg';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  /** Hashes (as the node reported them) of blocks that left its canonical chain. */
+  removed: Hex[];
+}
+
+export interface MessageSent {
+  type: 'message';
+  atMs: number;
+  /** The node that put it on the network first (a relay may carry someone else's message). */
+  from: string;
+  code: number;
+  data: Uint8Array;
+  /** The message decoded by the checkers' own decoder, or why it does not decode. */
+  decoded: QbftMessage | { error: string };
+}
+
+/** The runner restarted this node with rules of its own (other transitions): from now on it is misconfigured. */
+export interface NodeReconfigured {
+  type: 'node-reconfigured';
+  atMs: number;
+  node: string;
+}
+
+/** The last fault step of the scenario has run: liveness is owed from here on. */
+export interface FaultsHealed {
+  type: 'faults-healed';
+  atMs: number;
+}
+
+export type Observation =
+  | RunStarted
+  | NodeStarted
+  | Fault
+  | RoundStarted
+  | RoundTimerExpired
+  | BlockImported
+  | Reorg
+  | MessageSent
+  | NodeReconfigured
+  | FaultsHealed;
