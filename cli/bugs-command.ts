@@ -11,7 +11,7 @@ export async function bugsCommand(args: string[], io: Io, parse: Parse): Promise
   switch (sub) {
     case 'list': {
       if (positionals.length > 0) throw new UsageError(`bugs list: unexpected argument '${positionals[0]}'`);
-      const rows = KNOWN_BUGS.map((b) => ({ id: b.id, title: b.title, link: b.link, scenario: b.scenario.name, symptom: b.symptom, rootCause: b.rootCause }));
+      const rows = KNOWN_BUGS.map((b) => ({ id: b.id, title: b.title, link: b.link, scenario: b.scenario.name, symptom: b.symptom, caughtBy: b.caughtBy, rootCause: b.rootCause }));
       if (values.json) io.out(JSON.stringify(rows));
       else for (const r of rows) io.out(`${r.id.padEnd(11)} ${r.symptom.padEnd(24)} ${r.title}\n            ${r.link}`);
       return 0;
@@ -24,7 +24,7 @@ export async function bugsCommand(args: string[], io: Io, parse: Parse): Promise
         const r = await checkKnownBug(bug);
         results.push(r);
         if (!values.json) {
-          io.out(`${r.ok ? 'ok  ' : 'FAIL'} ${r.id.padEnd(11)} switch off: ${r.passesWithout ? 'passes' : 'FAILS'}; switch on: ${r.failsWith ? `fails (${r.symptom.join('; ')})` : 'PASSES'}`);
+          io.out(`${r.ok ? 'ok  ' : 'FAIL'} ${r.id.padEnd(11)} switch off: ${r.passesWithout ? 'passes' : 'FAILS'}; switch on: ${r.failsWith ? `fails, caught by ${r.checkers.join(', ') || 'expectations only'} (${r.symptom.join('; ')})` : 'PASSES'}`);
           for (const p of r.problems) io.out(`       without the switch: ${p}`);
         }
       }

@@ -8,6 +8,28 @@ import type { KnownBug } from './known-bug.ts';
 
 export const KNOWN_BUGS: readonly KnownBug[] = [
   {
+    id: 'besu-1734',
+    title: 'IBFT 2.0: a round expiry racing the block import; the node keeps working on the height it imported',
+    link: 'https://github.com/hyperledger/besu/issues/1734',
+    rootCause:
+      'The local commit counts as soon as a proposal is accepted (still Besu\'s design), and timer expiries and ' +
+      'messages share one event queue. An import queued the new chain head behind a round expiry the timer thread had ' +
+      'already queued, and the controller only checked the height manager\'s own height, so the stale height manager ' +
+      'moved to the next round and multicast a round change for a height already in its chain; with a Byzantine peer ' +
+      'this can fork (PR #1575 drops expiries and messages at or below the chain head). The switch lets the committing ' +
+      'round\'s timer expire into the old height manager right after the import, every time (the race always lost).',
+    symptom: 'work on an imported height',
+    caughtBy: ['honest-messages', 'round-start'],
+    scenario: {
+      name: 'bug-besu-1734',
+      description: 'Four honest validators, no faults: no node may start a round or send a message for a height it has imported.',
+      validators: 4,
+      durationMs: 15_000,
+      steps: [],
+      expect: [{ kind: 'min-height', height: 12 }],
+    },
+  },
+  {
     id: 'besu-2095',
     title: 'QBFT starts the round-0 timer with the height, before the block timer expires',
     link: 'https://github.com/hyperledger/besu/issues/2095',
@@ -17,6 +39,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'a request timeout no longer than the block period, round 0 expires before any proposal exists. The switch ' +
       'starts round 0 and its timer at the start of each height.',
     symptom: 'needless round changes',
+    caughtBy: ['round-start'],
     scenario: {
       name: 'bug-besu-2095',
       description: 'Four validators, block period 5 s, request timeout 4 s, no faults: every height must finish in round 0.',
@@ -37,6 +60,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'parent + period - 1, which every peer rejects (timestamp not a block period after its parent), so the height ' +
       'needs a round change. The switch truncates again.',
     symptom: 'needless round changes',
+    caughtBy: ['honest-messages'],
     scenario: {
       name: 'bug-besu-2241',
       description: 'Every clock is set back 20 ms while the first block timer is pending, so it fires 20 ms early by the clock: no round may be lost.',
@@ -58,6 +82,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       're-proposed: the height stalls. The switch builds every block with round 0, re-proposes unchanged, and ' +
       'drops the check that a proposed block carries its proposal\'s round.',
     symptom: 'stall',
+    caughtBy: ['honest-messages', 'liveness'],
     scenario: {
       name: 'bug-besu-6613',
       description:
@@ -86,6 +111,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'stalled with rounds and timers climbing, as in the report. The switch makes a node reject any block of a height ' +
       'other than the first one it validated there (the same block with only its round changed still passes).',
     symptom: 'stall',
+    caughtBy: ['liveness'],
     scenario: {
       name: 'bug-besu-7642',
       description:
@@ -113,6 +139,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'event for the blocks synced meanwhile. When fewer than a quorum keep producing, nothing heals it. The ' +
       'switch cancels the consensus timers when a sync begins and withholds new heads from consensus during it.',
     symptom: 'stall',
+    caughtBy: ['liveness'],
     scenario: {
       name: 'bug-besu-8307',
       description: 'Two of four validators are restarted with wiped data; after syncing they must rejoin consensus.',
@@ -124,6 +151,30 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
         { atMs: 15_000, do: 'crash', node: 'v3' },
         { atMs: 16_000, do: 'restart', node: 'v2', wipe: true },
         { atMs: 16_000, do: 'restart', node: 'v3', wipe: true },
+      ],
+      expect: [{ kind: 'min-height', height: 25 }],
+    },
+  },
+  {
+    id: 'besu-10052',
+    title: 'QBFT: a block-timer expiry processed for a height already imported by sync',
+    link: 'https://github.com/besu-eth/besu/pull/10052',
+    rootCause:
+      'handleBlockTimerExpiry lacked the height <= chain head guard that round expiries got in PR #1575. When sync ' +
+      'imported a block while the node\'s block timer for that height was pending, and the timer event was dequeued ' +
+      'before the new chain head, the stale height manager started round 0 at a height already in the chain (and ' +
+      'would propose if it were the proposer). The switch hands a pending block-timer expiry to the old height manager ' +
+      'when a new head arrives.',
+    symptom: 'work on an imported height',
+    caughtBy: ['round-start'],
+    scenario: {
+      name: 'bug-besu-10052',
+      description: 'v3 is cut off for 10 s and catches up by sync, block after block: it must not start rounds at heights it has.',
+      validators: 4,
+      durationMs: 30_000,
+      steps: [
+        { atMs: 2_000, do: 'partition', groups: [['v3'], ['v0', 'v1', 'v2']] },
+        { atMs: 12_000, do: 'heal' },
       ],
       expect: [{ kind: 'min-height', height: 25 }],
     },

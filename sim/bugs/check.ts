@@ -16,11 +16,13 @@ export interface BugCheck {
   symptom: string[];
   /** Why the run with the switch off failed, if it did. */
   problems: string[];
+  /** Checkers that reported a violation with the switch on. */
+  checkers: string[];
 }
 
 export function failedChecks(r: RunResult): string[] {
   const out: string[] = [];
-  for (const [name, value] of Object.entries(r.invariants)) if (value === false) out.push(`${name} violated`);
+  for (const v of r.violations) out.push(`${v.checker}: ${v.reason}`);
   for (const e of r.expectations) if (!e.ok) out.push(`expected: ${e.text}`);
   for (const e of r.errors) out.push(`error: ${e.split('\n')[0]}`);
   return out;
@@ -31,5 +33,7 @@ export async function checkKnownBug(bug: KnownBug): Promise<BugCheck> {
   const withSwitch = await runScenario(bug.scenario, { bugs: [bug.id] });
   const passesWithout = without.ok;
   const failsWith = !withSwitch.ok;
-  return { id: bug.id, passesWithout, failsWith, ok: passesWithout && failsWith, symptom: failedChecks(withSwitch), problems: passesWithout ? [] : failedChecks(without) };
+  const checkers = [...new Set(withSwitch.violations.map((v) => v.checker))];
+  const caught = bug.caughtBy.every((c) => checkers.includes(c));
+  return { id: bug.id, passesWithout, failsWith, ok: passesWithout && failsWith && caught, symptom: failedChecks(withSwitch), problems: passesWithout ? [] : failedChecks(without), checkers };
 }

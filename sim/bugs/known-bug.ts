@@ -1,8 +1,9 @@
 /** One entry of the known-bug corpus: a real QBFT/IBFT bug, its switch and a scenario that shows it. */
 import type { BugId } from '../../node/bugs/bug-switches.ts';
 import type { Scenario } from '../scenario.ts';
+import type { CheckerName } from '../checkers/violation.ts';
 
-export type BugSymptom = 'stall' | 'fork' | 'needless round changes' | 'rejected valid block' | 'unbounded memory' | 'invalid message accepted';
+export type BugSymptom = 'stall' | 'fork' | 'needless round changes' | 'rejected valid block' | 'unbounded memory' | 'invalid message accepted' | 'work on an imported height';
 
 export interface KnownBug {
   id: BugId;
@@ -12,6 +13,8 @@ export interface KnownBug {
   /** What the faulty code did, and how qbft-lab's switch re-introduces it. */
   rootCause: string;
   symptom: BugSymptom;
+  /** The invariant checkers that must report it with the switch on (the fuzzer sees only these). */
+  caughtBy: CheckerName[];
   /** Passes with the switch off; fails with it on (the switch is added by the check, not listed here). */
   scenario: Scenario;
 }
