@@ -47,6 +47,8 @@ export interface RunResult {
   errors: string[];
 }
 
+const STATE_SAMPLE_EVERY_MS = 500;
+
 export interface RunOptions {
   seed?: number;
   /** Wall-clock reader for the wallMs figure (the CLI passes a real one; tests may omit it). */
@@ -221,6 +223,17 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     },
   });
   const checkerTap = attachCheckers(world, checkers);
+  // Held per-round state, sampled twice a virtual second (off the block timers' phase) for the bounded-state checker.
+  for (let t = STATE_SAMPLE_EVERY_MS / 2; t <= s.durationMs; t += STATE_SAMPLE_EVERY_MS) {
+    world.at(t, 'state-sample', () => {
+      for (const name of world.names()) {
+        const sim = world.get(name);
+        if (sim.status !== 'up' || !sim.node?.qbft) continue;
+        const held = sim.node.qbft.heldState();
+        checkers.observe({ type: 'state-sample', atMs: t, node: name, height: sim.node.qbft.stats.height, ...held });
+      }
+    });
+  }
   opts.onCheckers?.(checkers);
 
   const faulty = new Set<string>([...misconfigured]);

@@ -179,6 +179,31 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       expect: [{ kind: 'min-height', height: 25 }],
     },
   },
+  {
+    id: 'ghsa-23rh',
+    title: 'Uncapped round number in QBFT/IBFT round changes: unbounded memory (GHSA-23rh-rrqg-wq82)',
+    link: 'https://github.com/besu-eth/besu/security/advisories/GHSA-23rh-rrqg-wq82',
+    rootCause:
+      'RoundChangePayloadValidator only required a target round above 0, and the round-change manager keeps one ' +
+      'collection per distinct target round until the node passes that round or the height ends. One validator key ' +
+      'sending round changes for many distinct huge rounds grows a node\'s memory for as long as the height lasts. PR ' +
+      '#11102 rejects rounds above 1000 (MAX_ALLOWED_ROUND). The switch drops that cap for round changes.',
+    symptom: 'unbounded memory',
+    caughtBy: ['bounded-state'],
+    scenario: {
+      name: 'bug-ghsa-23rh',
+      description:
+        'v3 floods round changes for rounds 1000 to 100000 and beyond while a 2-2 partition holds a height open for 12 s.',
+      validators: 4,
+      durationMs: 40_000,
+      steps: [
+        { atMs: 0, do: 'byzantine', node: 'v3', behaviour: 'round-change-flood' },
+        { atMs: 2_500, do: 'partition', groups: [['v0', 'v3'], ['v1', 'v2']] },
+        { atMs: 15_000, do: 'heal' },
+      ],
+      expect: [{ kind: 'min-height', height: 15 }],
+    },
+  },
 ];
 
 export function findKnownBug(id: string): KnownBug | undefined {

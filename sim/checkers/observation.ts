@@ -104,6 +104,20 @@ export interface NodeReconfigured {
   node: string;
 }
 
+/**
+ * What a node's current height holds per round, sampled by the runner twice a virtual second: the
+ * one reading of a node's internals the checkers take (a resource bound cannot be seen on the wire).
+ */
+export interface StateSample {
+  type: 'state-sample';
+  atMs: number;
+  node: string;
+  height: number;
+  roundChangeRounds: number;
+  highestRoundChangeRound: number;
+  futureRoundStates: number;
+}
+
 /** The last fault step of the scenario has run: liveness is owed from here on. */
 export interface FaultsHealed {
   type: 'faults-healed';
@@ -120,4 +134,5 @@ export type Observation =
   | Reorg
   | MessageSent
   | NodeReconfigured
+  | StateSample
   | FaultsHealed;

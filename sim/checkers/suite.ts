@@ -13,6 +13,7 @@ import { RoundTimerChecker } from './round-timer.ts';
 import { LivenessChecker } from './liveness.ts';
 import { HonestMessagesChecker } from './honest-messages.ts';
 import { RoundStartChecker } from './round-start.ts';
+import { BoundedStateChecker } from './bounded-state.ts';
 import type { Checker, Violation } from './violation.ts';
 
 export interface SuiteOptions {
@@ -36,6 +37,7 @@ export class CheckerSuite {
   readonly liveness: LivenessChecker;
   readonly honestMessages: HonestMessagesChecker;
   readonly roundStart: RoundStartChecker;
+  readonly boundedState: BoundedStateChecker;
   private readonly all: Checker[];
   private finished = false;
 
@@ -50,7 +52,8 @@ export class CheckerSuite {
     this.liveness = new LivenessChecker(this.model, opts.latencyAllowanceMs ?? DEFAULT_LATENCY_ALLOWANCE_MS, on);
     this.honestMessages = new HonestMessagesChecker(this.model, on);
     this.roundStart = new RoundStartChecker(this.model, on);
-    this.all = [this.agreement, this.validity, this.nonEquivocation, this.honestMessages, this.lockSafety, this.roundTimer, this.roundStart, this.liveness];
+    this.boundedState = new BoundedStateChecker(this.model, on);
+    this.all = [this.agreement, this.validity, this.nonEquivocation, this.honestMessages, this.lockSafety, this.roundTimer, this.roundStart, this.boundedState, this.liveness];
   }
 
   observe(o: Observation): void {
