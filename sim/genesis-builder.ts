@@ -22,6 +22,8 @@ export interface SimGenesisOptions {
   chainId?: number;
   blockPeriodSeconds?: number;
   requestTimeoutSeconds?: number;
+  /** Besu's duplicatemessagelimit (its default, 100, when unset). */
+  duplicateMessageLimit?: number;
   epochLength?: number;
   blockReward?: string;
   miningBeneficiary?: string;
@@ -58,6 +60,7 @@ export function buildSimGenesis(o: SimGenesisOptions): Record<string, unknown> {
     epochlength: o.epochLength ?? 30000,
     requesttimeoutseconds: o.requestTimeoutSeconds ?? 2,
   };
+  if (o.duplicateMessageLimit !== undefined) qbft.duplicatemessagelimit = o.duplicateMessageLimit;
   if (o.blockReward !== undefined) qbft.blockreward = o.blockReward;
   if (o.miningBeneficiary !== undefined) qbft.miningbeneficiary = o.miningBeneficiary;
   const alloc: Record<string, unknown> = {};

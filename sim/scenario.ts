@@ -10,6 +10,8 @@ import { BUG_IDS, isBugId } from '../node/bugs/bug-switches.ts';
 export interface GenesisSpec {
   blockPeriodSeconds?: number;
   requestTimeoutSeconds?: number;
+  /** Besu's duplicatemessagelimit: how many message hashes the duplicate filter remembers. */
+  duplicateMessageLimit?: number;
   epochLength?: number;
   blockReward?: string;
   /** Node name or address. */
@@ -80,7 +82,11 @@ export interface Scenario {
    * list is replaced by simulated keys (their private keys are not known), keeping the count.
    */
   baseGenesis?: Record<string, unknown>;
-  network?: { latency?: LatencyModel; loss?: number; gossip?: boolean; traceMessages?: boolean };
+  /**
+   * `duplicate`: probability a message is delivered twice; `reorder`: probability of an extra delay
+   * below `reorderWindowMs` (default 50), so copies and messages arrive out of order.
+   */
+  network?: { latency?: LatencyModel; loss?: number; duplicate?: number; reorder?: number; reorderWindowMs?: number; gossip?: boolean; traceMessages?: boolean };
   earlyRoundChange?: boolean;
   /** QBFT message layout the nodes emit: Besu >= 26.1 ('besu26', the default) or GoQuorum / Besu < 26.1 ('legacy'). */
   wireLayout?: 'besu26' | 'legacy';

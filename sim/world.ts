@@ -17,7 +17,7 @@ import { TrieNodeStore } from '../node/execution/state-db.ts';
 import { ExecutionMemo } from '../node/execution/execution-memo.ts';
 import type { Clock, PeerId, Runtime, Transport } from '../node/runtime/ports.ts';
 import { SimKernel } from './kernel.ts';
-import { VirtualNetwork, type LatencyModel } from './network.ts';
+import { VirtualNetwork, type LatencyModel, type LinkFaults } from './network.ts';
 import { SeededRandom } from './random.ts';
 import { SimStoreDirectory } from './storage.ts';
 import { TraceRecorder, simLog } from './trace.ts';
@@ -43,6 +43,9 @@ export interface WorldOptions {
   nodes: WorldNodeSpec[];
   latency?: LatencyModel;
   loss?: number;
+  duplicate?: number;
+  reorder?: number;
+  reorderWindowMs?: number;
   gossip?: boolean;
   /** Record every network message in the trace (costly with many validators). */
   traceMessages?: boolean;
@@ -93,7 +96,7 @@ export class World {
       // One buffer goes to every receiver (nodes never mutate message buffers), so per-process
       // caches keyed by buffer identity let the world decode each message once.
       copyBytes: false,
-      faults: options.loss ? { loss: options.loss } : undefined,
+      faults: linkFaults(options),
       onEvent: (e) => {
         if (traceMessages || e.kind === 'msg-dropped') this.trace.record(this.kernel.nowMs(), null, e);
       },
@@ -307,3 +310,12 @@ export class World {
   }
 }
 
+/** The default link faults of a world, or none. */
+function linkFaults(o: WorldOptions): LinkFaults | undefined {
+  const faults: LinkFaults = {};
+  if (o.loss) faults.loss = o.loss;
+  if (o.duplicate) faults.duplicate = o.duplicate;
+  if (o.reorder) faults.reorder = o.reorder;
+  if (o.reorderWindowMs !== undefined) faults.reorderWindowMs = o.reorderWindowMs;
+  return Object.keys(faults).length > 0 ? faults : undefined;
+}

@@ -8,6 +8,55 @@ import type { KnownBug } from './known-bug.ts';
 
 export const KNOWN_BUGS: readonly KnownBug[] = [
   {
+    id: 'besu-1671',
+    title: 'IBFT 2.0 accepted prepared certificates padded with duplicate prepares',
+    link: 'https://github.com/hyperledger/besu/pull/1671',
+    rootCause:
+      'The round-change payload validator checked that a prepared certificate held a quorum of valid prepares but ' +
+      'counted messages, not distinct authors (fixed by a distinct-author check; QBFT checks duplicate authors too). ' +
+      'A Byzantine validator could pad a certificate with a repeated prepare, and an honest proposer then re-proposed ' +
+      'on a certificate no quorum stood behind. The switch counts a certificate\'s prepares instead of their authors.',
+    symptom: 'invalid message accepted',
+    caughtBy: ['honest-messages'],
+    scenario: {
+      name: 'bug-besu-1671',
+      description: 'v3 pads every certificate it sends with a repeated author, on a network losing 10 % of messages (no re-gossip), so rounds change with prepared certificates.',
+      seed: 2,
+      validators: 4,
+      genesis: { requestTimeoutSeconds: 1 },
+      network: { loss: 0.1, gossip: false },
+      durationMs: 45_000,
+      steps: [{ atMs: 0, do: 'byzantine', node: 'v3', behaviour: 'duplicate-authors' }],
+      expect: [{ kind: 'min-height', height: 10, nodes: ['v0', 'v1', 'v2'] }],
+    },
+  },
+  {
+    id: 'besu-2449',
+    title: 'Duplicate messages counted towards prepare and commit quorums',
+    link: 'https://github.com/hyperledger/besu/pull/2449',
+    rootCause:
+      'RoundState kept prepares and commits in hash sets, but the message wrapper had no equality, so two copies of ' +
+      'one signed message were two entries and counted twice (fixed by payload equality). Copies normally die in the ' +
+      'duplicate filter (duplicatemessagelimit hashes); one that arrives after its hash was evicted got through, so a ' +
+      'node could be prepared or committed short of a quorum and send round changes with a repeated prepare. The switch ' +
+      'keys the round state by arrival instead of by author.',
+    symptom: 'invalid message accepted',
+    caughtBy: ['honest-messages'],
+    scenario: {
+      name: 'bug-besu-2449',
+      description:
+        'A network that delivers 30 % of messages twice and delays half by up to 1.5 s, a duplicate filter of 4 hashes, ' +
+        'and 10 % loss (no re-gossip): late copies get past the filter.',
+      seed: 1,
+      validators: 4,
+      genesis: { requestTimeoutSeconds: 1, duplicateMessageLimit: 4 },
+      network: { latency: { kind: 'uniform', minMs: 5, maxMs: 30 }, loss: 0.1, duplicate: 0.3, reorder: 0.5, reorderWindowMs: 1_500, gossip: false },
+      durationMs: 30_000,
+      steps: [],
+      expect: [{ kind: 'min-height', height: 8 }],
+    },
+  },
+  {
     id: 'besu-1734',
     title: 'IBFT 2.0: a round expiry racing the block import; the node keeps working on the height it imported',
     link: 'https://github.com/hyperledger/besu/issues/1734',

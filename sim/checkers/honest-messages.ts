@@ -9,20 +9,25 @@
  * - a PROPOSAL for round > 0 carries a quorum of ROUND_CHANGEs for that round from distinct
  *   validators and, when some were prepared, the best certificate's PREPAREs and its block (the
  *   proposed block with its round replaced by the prepared round hashes to the certificate's digest);
- * - a round-0 PROPOSAL's block is at least a block period newer than its parent.
+ * - a round-0 PROPOSAL's block is at least a block period newer than its parent;
+ * - a PREPARE endorses a proposal: some PROPOSAL seen for that height, round and block must carry a
+ *   justification that holds by the rules above (whoever proposed it: an honest node must not
+ *   accept a Byzantine proposer's forged certificate, Besu PR #1671).
  * Only messages the node sends under its own key are judged (relays of others' messages are not).
  */
 import type { MessageSent, Observation } from './observation.ts';
 import type { RunModel } from './run-model.ts';
 import { FirstViolationChecker, type Violation } from './violation.ts';
 import { quorum } from './toolkit/bft-math.ts';
-import { commitSealHash, decodeBlock } from './toolkit/block.ts';
+import { commitSealHash, decodeBlock, proposalDigest } from './toolkit/block.ts';
 import type { Hex } from './toolkit/crypto.ts';
 import type { PreparePayload, QbftMessage, Signed } from './toolkit/qbft-messages.ts';
 import { describeSigned } from './describe.ts';
 
 export class HonestMessagesChecker extends FirstViolationChecker {
   readonly name = 'honest-messages' as const;
+  /** `${height}/${round}/${digest}` -> the justification problem of each proposal seen for it (undefined: sound). */
+  private readonly proposals = new Map<string, Array<string | undefined>>();
 
   constructor(
     private readonly model: RunModel,
@@ -35,6 +40,7 @@ export class HonestMessagesChecker extends FirstViolationChecker {
     if (this.stopped || o.type !== 'message' || 'error' in o.decoded) return;
     const m = o.decoded;
     const signer = m.signed.signer;
+    if (m.kind === 'proposal') this.rememberProposal(m);
     if (!signer || !this.model.honest(o.from)) return;
     const sender = this.model.node(o.from);
     if (sender.address !== signer) return;
@@ -44,23 +50,59 @@ export class HonestMessagesChecker extends FirstViolationChecker {
     this.report({ atMs: o.atMs, node: o.from, height: p.height, round: p.round, reason: `${o.from} sent ${problem}`, line: this.describe(o) });
   }
 
+  private rememberProposal(m: QbftMessage & { kind: 'proposal' }): void {
+    const p = m.signed.payload;
+    let digest: Hex;
+    try {
+      digest = proposalDigest(decodeBlock(p.blockRlp));
+    } catch {
+      return;
+    }
+    const key = `${p.height}/${p.round}/${digest}`;
+    const seen = this.proposals.get(key) ?? [];
+    if (seen.length >= 4) return;
+    seen.push(this.justificationProblem(m));
+    this.proposals.set(key, seen);
+  }
+
   private judge(m: QbftMessage, head: number): string | undefined {
     const p = m.signed.payload;
     if (p.height <= head) return `a ${m.kind} for height ${p.height}, at or below its own chain head ${head}`;
+    if (m.kind === 'prepare' && p.kind === 'prepare') {
+      const seen = this.proposals.get(`${p.height}/${p.round}/${p.digest}`);
+      if (seen && seen.length > 0 && seen.every((problem) => problem !== undefined)) return `a prepare endorsing an unjustified proposal: ${seen[0]}`;
+      return undefined;
+    }
+    const validators = this.model.validatorsForHeight(p.height);
+    if (!validators) return undefined;
+    if (m.kind === 'round-change' && p.kind === 'round-change' && p.prepared) {
+      return this.certificateProblem(m.prepares, validators, quorum(validators.length), p.height, p.prepared.round, p.prepared.digest);
+    }
+    if (m.kind !== 'proposal' || p.kind !== 'proposal') return undefined;
+    if (p.round === 0) {
+      try {
+        const block = decodeBlock(p.blockRlp);
+        return this.timestampProblem(block.number, block.timestamp);
+      } catch (err) {
+        return `a proposal whose block does not decode: ${(err as Error).message}`;
+      }
+    }
+    return this.justificationProblem(m);
+  }
+
+  /** What is wrong with a round > 0 proposal's justification, if anything. */
+  private justificationProblem(m: QbftMessage & { kind: 'proposal' }): string | undefined {
+    const p = m.signed.payload;
+    if (p.round === 0) return undefined;
     const validators = this.model.validatorsForHeight(p.height);
     if (!validators) return undefined;
     const needed = quorum(validators.length);
-    if (m.kind === 'round-change' && p.kind === 'round-change' && p.prepared) {
-      return this.certificateProblem(m.prepares, validators, needed, p.height, p.prepared.round, p.prepared.digest);
-    }
-    if (m.kind !== 'proposal' || p.kind !== 'proposal') return undefined;
     let block;
     try {
       block = decodeBlock(p.blockRlp);
     } catch (err) {
       return `a proposal whose block does not decode: ${(err as Error).message}`;
     }
-    if (p.round === 0) return this.timestampProblem(block.number, block.timestamp);
     const authors = new Set<Hex>();
     for (const rc of m.roundChanges) {
       const who = rc.signer;
