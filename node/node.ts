@@ -247,6 +247,7 @@ export class QbftNode {
       createBlock: (req) => this.createBlock(req),
       commitBlock: (block, round, seals) => this.commitBlock(block, round, seals),
       headNumber: () => this.chain.head().number,
+      onPeerAhead: (peer, number) => this.sync.notePeerAhead(peer, number),
       multicast: (code, data, except, validators) => this.multicastToValidators({ protocol: 'istanbul', code, data }, except, validators),
       peerOf: (address) => runtime.transport.peerForAddress?.(address),
     });

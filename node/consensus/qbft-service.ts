@@ -31,6 +31,8 @@ export interface QbftServiceDeps {
   validateBlock(rlp: Uint8Array, height: number): Promise<NodeProposedBlock | undefined>;
   createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock>;
   commitBlock(block: NodeProposedBlock, round: number, seals: Uint8Array[]): Promise<void>;
+  /** A peer sent a consensus message for a future height: its chain reaches at least `number` (tells sync). */
+  onPeerAhead?(peer: PeerId, number: number): void;
   /** The chain head's number: timer expiries and messages at or below it are stale (Besu's controller guards). */
   headNumber(): number;
   /**
@@ -220,6 +222,8 @@ export class QbftService {
    */
   private buffer(height: number, from: PeerId, message: QbftMessage, sizeBytes: number): void {
     const { futureMessagesMaxDistance, futureMessagesLimit } = this.deps.limits;
+    // Besu tells sync of every future message, buffered or not: a node that missed a block catches up.
+    this.deps.onPeerAhead?.(from, height - 1);
     if (futureMessagesLimit <= 0 || height - this.stats.height > futureMessagesMaxDistance) return;
     let list = this.future.get(height);
     if (!list) this.future.set(height, (list = []));

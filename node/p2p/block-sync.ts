@@ -188,6 +188,17 @@ export class BlockSync {
 
   private readonly onSyncing: ((syncing: boolean) => void) | undefined;
 
+  /**
+   * A peer showed it works on a later height (a consensus message for a future height, Besu's
+   * FutureMessageSynchronizerHandler): it has at least `number`, so sync may start from it.
+   */
+  notePeerAhead(peer: PeerId, number: number): void {
+    const p = this.peers.ensure(peer);
+    if (!p || p.incompatible || number <= this.chain.head().number) return;
+    this.peers.noteHead(p, BigInt(number) + 1n, number);
+    this.maybeStartSync();
+  }
+
   /** A sync task is running (Besu: the node has a sync target). */
   isSyncing(): boolean {
     return this.task !== undefined;
