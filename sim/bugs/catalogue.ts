@@ -47,7 +47,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       description:
         'A network that delivers 30 % of messages twice and delays half by up to 1.5 s, a duplicate filter of 4 hashes, ' +
         'and 10 % loss (no re-gossip): late copies get past the filter.',
-      seed: 1,
+      seed: 6,
       validators: 4,
       genesis: { requestTimeoutSeconds: 1, duplicateMessageLimit: 4 },
       network: { latency: { kind: 'uniform', minMs: 5, maxMs: 30 }, loss: 0.1, duplicate: 0.3, reorder: 0.5, reorderWindowMs: 1_500, gossip: false },
