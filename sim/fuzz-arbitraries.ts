@@ -1,14 +1,15 @@
 /**
  * fast-check arbitraries for random, valid scenarios: a cluster of 4 to 10 validators (and up to
- * two observers), a random network model and a fault schedule that stays within what QBFT
+ * two observers), a random network model, chain parameters that move (epochs, transitions,
+ * validator-set changes), JSON-RPC traffic and a fault schedule that stays within what QBFT
  * tolerates, so that every generated scenario must keep agreement, validity and (once the faults
  * have healed) liveness.
  *
  * The fault model
  * - A set F of at most f = maxFaulty(n) validators is picked. Only members of F are ever crashed,
- *   made Byzantine, clock-skewed or isolated by a partition. Each member has at most one role:
- *   crash (restarted, maybe wiped, or left down to the end), Byzantine from some time on (never
- *   healed back to honesty), or a temporary clock skew. So at most f validators count as faulty
+ *   restarted, made Byzantine (any behaviour of sim/byzantine.ts), twinned (a second node with the
+ *   same key runs for a while), clock-skewed or isolated by a partition. Each member has at most
+ *   one role, never healed back to honesty once Byzantine, so at most f validators count as faulty
  *   for the runner's liveness check (Byzantine ones plus those crashed at the end).
  * - Partition episodes never overlap (a partition replaces the previous one) and each is healed:
  *   'isolate' cuts a non-empty subset of F off from everyone else; 'split' divides all nodes
@@ -18,16 +19,27 @@
  *   durationMs - healMarginMs (default 25 s), so the fault-free tail is long enough for the
  *   runner's liveness bound (requestTimeoutMs * 2^(maxRound+1) + 3 block periods) as long as
  *   rounds stay low; a scenario shorter than healMarginMs + 1.5 s gets no faults at all.
+ * - At most one change of the validator set per scenario: honest validators (a majority of all,
+ *   never members of F) vote an observer in or a validator out, or a transition at some block
+ *   replaces the list (block-header mode) or switches to a validator contract. Every set that can
+ *   be in force, the first one and the changed one, holds at most f(set) members of F: a removal
+ *   of an honest validator that would break this removes a member of F instead, and a new list
+ *   drops members of F until it holds. Observers added are honest; they never fault. No set has
+ *   fewer than MIN_VALIDATOR_SET members (a new list is filled up with honest validators).
+ * - Chain parameters that do not touch the fault model also move: a small epoch length (votes are
+ *   reset at each epoch block), block period / block reward / mining beneficiary transitions.
+ * - JSON-RPC calls (read-only) go to honest nodes only, which are always running.
  *
  * Everything is built from fc.record / fc.array / fc.integer and mapped, with time values clamped
- * into the horizon at mapping time, so fast-check shrinks scenarios naturally (fewer faults,
- * fewer validators, shorter runs, less loss) and every shrunk value is still a valid scenario.
+ * into the horizon and soundness repaired at mapping time, so fast-check shrinks scenarios
+ * naturally (fewer faults, fewer validators, shorter runs, less loss) and every shrunk value is
+ * still a valid scenario.
  */
 import fc from 'fast-check';
 import { maxFaulty } from '../node/consensus/qbft/quorum.ts';
-import type { ByzantineBehaviour } from './byzantine.ts';
+import { HOSTILE_BEHAVIOURS, type HostileBehaviour } from './byzantine/names.ts';
 import type { LatencyModel } from './network.ts';
-import type { Scenario, Step } from './scenario.ts';
+import type { Scenario, Step, TransitionStep } from './scenario.ts';
 
 export interface FuzzArbitraryOptions {
   /** Default 4. */
@@ -42,23 +54,65 @@ export interface FuzzArbitraryOptions {
   healMarginMs?: number;
   /** Default 2. */
   maxObservers?: number;
+  /** Byzantine behaviours to draw from. Default: all of HOSTILE_BEHAVIOURS. */
+  behaviours?: readonly HostileBehaviour[];
 }
 
 export const DEFAULT_HEAL_MARGIN_MS = 25_000;
 /** The longest 'split' partition (all nodes, honest ones included, in two groups). */
 export const MAX_SPLIT_MS = 4_000;
-const BEHAVIOURS: readonly ByzantineBehaviour[] = ['equivocate', 'silent', 'invalid-justification'];
+
+/**
+ * Read-only JSON-RPC calls the fuzz makes ('latest' and 'earliest' always exist; later numbers may
+ * answer null). Not qbft_getSignerMetrics: it answers an error (as Besu does) while the node's head
+ * is still the genesis block.
+ */
+export const FUZZ_RPC_CALLS: ReadonlyArray<{ method: string; params: unknown[]; blockHeaderModeOnly?: boolean }> = [
+  { method: 'eth_blockNumber', params: [] },
+  { method: 'eth_getBlockByNumber', params: ['latest', false] },
+  { method: 'eth_getBlockByNumber', params: ['0x3', true] },
+  { method: 'eth_getBlockByNumber', params: ['earliest', false] },
+  { method: 'qbft_getValidatorsByBlockNumber', params: ['latest'] },
+  { method: 'qbft_getValidatorsByBlockNumber', params: ['0x2'] },
+  { method: 'qbft_getPendingVotes', params: [], blockHeaderModeOnly: true },
+  { method: 'qbft_getRequestTimeoutSeconds', params: [] },
+  { method: 'eth_syncing', params: [] },
+  { method: 'net_peerCount', params: [] },
+  { method: 'eth_chainId', params: [] },
+];
+
+const ONE_ETH = '1000000000000000000';
+
+/**
+ * Validator sets never shrink below four: with fewer, one lost message stalls a round (nobody
+ * else relays it), and the random message loss the fuzz injects without retransmission would
+ * stall the chain for longer than any liveness bound, although no fault limit is broken.
+ */
+export const MIN_VALIDATOR_SET = 4;
 
 /** One fault role for one member of F. Times are raw and get clamped into the fault horizon. */
 export type RawFault =
   | { kind: 'crash'; atMs: number; downMs: number; wipe: boolean }
   | { kind: 'crash-forever'; atMs: number }
-  | { kind: 'byzantine'; atMs: number; behaviour: ByzantineBehaviour }
+  | { kind: 'restart'; atMs: number; wipe: boolean }
+  | { kind: 'byzantine'; atMs: number; behaviour: HostileBehaviour }
+  | { kind: 'twin'; atMs: number; lengthMs: number }
   | { kind: 'skew'; atMs: number; skewMs: number; lengthMs: number };
 
 export type RawPartition =
   | { kind: 'isolate'; atMs: number; lengthMs: number; mask: number }
   | { kind: 'split'; atMs: number; lengthMs: number; mask: number };
+
+/** A change of the validator set (see the fault model for how soundness is kept). */
+export type RawValidatorChange =
+  | { kind: 'vote-add'; atMs: number; viaRpc: boolean; extraVoters: number }
+  | { kind: 'vote-remove'; atMs: number; slot: number; viaRpc: boolean; extraVoters: number }
+  | { kind: 'list'; block: number; keepMask: number; addObserver: boolean; contract: boolean };
+
+export type RawTransition =
+  | { kind: 'period'; block: number; seconds: 1 | 2 }
+  | { kind: 'reward'; block: number; reward: '0' | typeof ONE_ETH }
+  | { kind: 'beneficiary'; block: number; who: 'account1' | 'v0' | '' };
 
 /** The unmapped, shrinkable description of a fuzz scenario. */
 export interface RawFuzzCase {
@@ -77,16 +131,24 @@ export interface RawFuzzCase {
   faulty: Array<{ slot: number; fault: RawFault | null }>;
   partitions: RawPartition[];
   transfers: Array<{ atMs: number; count: number }>;
+  /** null: the default epoch length (30000). */
+  epochLength: number | null;
+  genesisReward: boolean;
+  transitions: RawTransition[];
+  validatorChange: RawValidatorChange | null;
+  rpc: Array<{ atMs: number; call: number; target: number }>;
 }
 
 const ms = (min: number, max: number, step = 100) => fc.integer({ min: Math.ceil(min / step), max: Math.floor(max / step) }).map((k) => k * step);
 
-export function rawFaultArbitrary(): fc.Arbitrary<RawFault> {
+export function rawFaultArbitrary(behaviours: readonly HostileBehaviour[] = HOSTILE_BEHAVIOURS): fc.Arbitrary<RawFault> {
   const atMs = ms(500, 35_000);
   return fc.oneof(
     fc.record({ kind: fc.constant('crash' as const), atMs, downMs: ms(500, 15_000), wipe: fc.boolean() }),
     fc.record({ kind: fc.constant('crash-forever' as const), atMs }),
-    fc.record({ kind: fc.constant('byzantine' as const), atMs: ms(0, 35_000), behaviour: fc.constantFrom(...BEHAVIOURS) }),
+    fc.record({ kind: fc.constant('restart' as const), atMs, wipe: fc.boolean() }),
+    { arbitrary: fc.record({ kind: fc.constant('byzantine' as const), atMs: ms(0, 35_000), behaviour: fc.constantFrom(...behaviours) }), weight: 4 },
+    fc.record({ kind: fc.constant('twin' as const), atMs, lengthMs: ms(500, 15_000) }),
     fc.record({ kind: fc.constant('skew' as const), atMs, skewMs: fc.integer({ min: -500, max: 500 }), lengthMs: ms(500, 15_000) }),
   );
 }
@@ -94,7 +156,7 @@ export function rawFaultArbitrary(): fc.Arbitrary<RawFault> {
 export function rawPartitionArbitrary(): fc.Arbitrary<RawPartition> {
   return fc.oneof(
     fc.record({ kind: fc.constant('isolate' as const), atMs: ms(500, 35_000), lengthMs: ms(500, 15_000), mask: fc.integer({ min: 1, max: 7 }) }),
-    fc.record({ kind: fc.constant('split' as const), atMs: ms(500, 35_000), lengthMs: ms(500, MAX_SPLIT_MS), mask: fc.integer({ min: 1, max: 4095 }) }),
+    fc.record({ kind: fc.constant('split' as const), atMs: ms(500, 35_000), lengthMs: ms(500, MAX_SPLIT_MS), mask: fc.integer({ min: 1, max: 32_767 }) }),
   );
 }
 
@@ -102,6 +164,23 @@ export function latencyArbitrary(): fc.Arbitrary<LatencyModel> {
   return fc.oneof(
     fc.record({ kind: fc.constant('fixed' as const), ms: fc.integer({ min: 1, max: 200 }) }),
     fc.tuple(fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 })).map(([a, b]): LatencyModel => ({ kind: 'uniform', minMs: Math.min(a, b), maxMs: Math.max(a, b) })),
+  );
+}
+
+export function rawValidatorChangeArbitrary(): fc.Arbitrary<RawValidatorChange> {
+  return fc.oneof(
+    fc.record({ kind: fc.constant('vote-add' as const), atMs: ms(0, 20_000), viaRpc: fc.boolean(), extraVoters: fc.integer({ min: 0, max: 9 }) }),
+    fc.record({ kind: fc.constant('vote-remove' as const), atMs: ms(0, 20_000), slot: fc.integer({ min: 0, max: 9 }), viaRpc: fc.boolean(), extraVoters: fc.integer({ min: 0, max: 9 }) }),
+    fc.record({ kind: fc.constant('list' as const), block: fc.integer({ min: 2, max: 25 }), keepMask: fc.integer({ min: 0, max: 1023 }), addObserver: fc.boolean(), contract: fc.boolean() }),
+  );
+}
+
+export function rawTransitionArbitrary(): fc.Arbitrary<RawTransition> {
+  const block = fc.integer({ min: 2, max: 30 });
+  return fc.oneof(
+    fc.record({ kind: fc.constant('period' as const), block, seconds: fc.constantFrom(1 as const, 2 as const) }),
+    fc.record({ kind: fc.constant('reward' as const), block, reward: fc.constantFrom('0' as const, ONE_ETH) }),
+    fc.record({ kind: fc.constant('beneficiary' as const), block, who: fc.constantFrom('account1' as const, 'v0' as const, '' as const) }),
   );
 }
 
@@ -124,9 +203,14 @@ export function rawFuzzCaseArbitrary(opts: FuzzArbitraryOptions = {}): fc.Arbitr
     earlyRoundChange: fc.boolean(),
     latency: latencyArbitrary(),
     lossPermille: fc.integer({ min: 0, max: 50 }),
-    faulty: fc.array(fc.record({ slot: fc.integer({ min: 0, max: maxV - 1 }), fault: fc.option(rawFaultArbitrary(), { freq: 5 }) }), { minLength: 1, maxLength: Math.max(1, maxFaulty(maxV)) }),
+    faulty: fc.array(fc.record({ slot: fc.integer({ min: 0, max: maxV - 1 }), fault: fc.option(rawFaultArbitrary(opts.behaviours), { freq: 5 }) }), { minLength: 1, maxLength: Math.max(1, maxFaulty(maxV)) }),
     partitions: fc.array(rawPartitionArbitrary(), { maxLength: 2 }),
     transfers: fc.array(fc.record({ atMs: ms(0, 50_000), count: fc.integer({ min: 1, max: 4 }) }), { maxLength: 2 }),
+    epochLength: fc.option(fc.integer({ min: 2, max: 12 }), { freq: 3 }),
+    genesisReward: fc.boolean(),
+    transitions: fc.array(rawTransitionArbitrary(), { maxLength: 2 }),
+    validatorChange: fc.option(rawValidatorChangeArbitrary(), { freq: 2 }),
+    rpc: fc.array(fc.record({ atMs: ms(0, 50_000), call: fc.integer({ min: 0, max: FUZZ_RPC_CALLS.length - 1 }), target: fc.integer({ min: 0, max: 11 }) }), { maxLength: 3 }),
   });
 }
 
@@ -141,6 +225,71 @@ export function faultySet(raw: Pick<RawFuzzCase, 'validators' | 'faulty'>): Arra
   return out;
 }
 
+/** Whether a validator set holds at most f(set) members of F. */
+export function setTolerates(set: readonly string[], F: readonly string[]): boolean {
+  return set.filter((v) => F.includes(v)).length <= maxFaulty(set.length);
+}
+
+/** The validator-set change as steps or a transition, repaired so that every set in force tolerates F. */
+function validatorChange(
+  change: RawValidatorChange,
+  ctx: { validators: string[]; observers: string[]; F: string[]; latestMs: number },
+): { steps: Step[]; transition?: TransitionStep; note: string; sets: string[][] } | undefined {
+  const { validators, observers, F } = ctx;
+  const honest = validators.filter((v) => !F.includes(v));
+  const voters = (extra: number) => honest.slice(0, Math.min(honest.length, Math.floor(validators.length / 2) + 1 + extra));
+  const voteSteps = (atMs: number, who: string[], subject: string, add: boolean, viaRpc: boolean): Step[] =>
+    viaRpc
+      ? who.map((node): Step => ({ atMs, do: 'rpc', node, method: 'qbft_proposeValidatorVote', params: [subject, add] }))
+      : [{ atMs, do: 'vote', nodes: who, subject, add }];
+  switch (change.kind) {
+    case 'vote-add': {
+      if (observers.length === 0) return undefined;
+      const who = voters(change.extraVoters);
+      const atMs = Math.min(change.atMs, ctx.latestMs);
+      return { steps: voteSteps(atMs, who, observers[0], true, change.viaRpc), note: `${who.join(',')} vote ${observers[0]} in at ${atMs}`, sets: [[...validators, observers[0]]] };
+    }
+    case 'vote-remove': {
+      if (validators.length - 1 < MIN_VALIDATOR_SET) return undefined;
+      let target = validators[change.slot % validators.length];
+      const rest = (t: string) => validators.filter((v) => v !== t);
+      if (!setTolerates(rest(target), F)) target = F[0];
+      if (!target || !setTolerates(rest(target), F) || validators.length < 2) return undefined;
+      const who = voters(change.extraVoters).filter((v) => v !== target);
+      if (who.length <= validators.length / 2) return undefined;
+      const atMs = Math.min(change.atMs, ctx.latestMs);
+      return { steps: voteSteps(atMs, who, target, false, change.viaRpc), note: `${who.join(',')} vote ${target} out at ${atMs}`, sets: [rest(target)] };
+    }
+    case 'list': {
+      let set = validators.filter((_, i) => (change.keepMask >> i) & 1);
+      if (change.addObserver && observers.length > 0) set.push(observers[0]);
+      while (!setTolerates(set, F)) set = set.filter((v) => v !== set.find((x) => F.includes(x)));
+      // Filling up with honest validators keeps the set tolerant; members of F only while it stays so.
+      for (const v of honest) if (set.length < MIN_VALIDATOR_SET && !set.includes(v)) set.push(v);
+      for (const v of F) if (set.length < MIN_VALIDATOR_SET && !set.includes(v) && setTolerates([...set, v], F)) set.push(v);
+      const order = [...validators, ...observers];
+      set.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+      const transition: TransitionStep = change.contract ? { block: change.block, contractValidators: set } : { block: change.block, validators: set };
+      return { steps: [], transition, note: `${change.contract ? 'validator contract' : 'validators'} ${set.join(',')} from block ${change.block}`, sets: [set] };
+    }
+  }
+}
+
+function transitionStep(t: RawTransition): TransitionStep {
+  switch (t.kind) {
+    case 'period': return { block: t.block, blockPeriodSeconds: t.seconds };
+    case 'reward': return { block: t.block, blockReward: t.reward };
+    case 'beneficiary': return { block: t.block, miningBeneficiary: t.who };
+  }
+}
+
+/** Transitions merged by block (one entry per block, later fields win), in block order. */
+function mergeTransitions(list: TransitionStep[]): TransitionStep[] {
+  const byBlock = new Map<number, TransitionStep>();
+  for (const t of list) byBlock.set(t.block, { ...byBlock.get(t.block), ...t });
+  return [...byBlock.values()].sort((a, b) => a.block - b.block);
+}
+
 /** Turns a raw case into a scenario, clamping every fault into the horizon. Pure. */
 export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {}): Scenario {
   const healMargin = opts.healMarginMs ?? DEFAULT_HEAL_MARGIN_MS;
@@ -149,8 +298,10 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
   const members = faultySet(raw);
   const F = members.map((m) => m.node);
   const validators = Array.from({ length: n }, (_, i) => `v${i}`);
-  const observers = Array.from({ length: raw.observers }, (_, i) => `o${i}`);
-  const everyone = [...validators, ...observers];
+  const wantsObserver = raw.validatorChange?.kind === 'vote-add' || (raw.validatorChange?.kind === 'list' && raw.validatorChange.addObserver);
+  const observerCount = wantsObserver ? Math.max(1, raw.observers) : raw.observers;
+  const observers = Array.from({ length: observerCount }, (_, i) => `o${i}`);
+  const twins: string[] = [];
   const steps: Step[] = [];
   const notes: string[] = [];
 
@@ -170,10 +321,22 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
           steps.push({ atMs: at, do: 'crash', node });
           notes.push(`${node} down from ${at}`);
           break;
+        case 'restart':
+          steps.push({ atMs: at, do: 'restart', node, ...(fault.wipe ? { wipe: true } : {}) });
+          notes.push(`${node} restarted at ${at}${fault.wipe ? ' (wiped)' : ''}`);
+          break;
         case 'byzantine':
           steps.push({ atMs: Math.min(fault.atMs, horizon), do: 'byzantine', node, behaviour: fault.behaviour });
           notes.push(`${node} ${fault.behaviour} from ${Math.min(fault.atMs, horizon)}`);
           break;
+        case 'twin': {
+          const twin = `${node}-twin`;
+          const stop = Math.min(at + fault.lengthMs, horizon);
+          twins.push(node);
+          steps.push({ atMs: 0, do: 'crash', node: twin }, { atMs: at, do: 'restart', node: twin }, { atMs: stop, do: 'crash', node: twin });
+          notes.push(`${twin} runs ${at}-${stop}`);
+          break;
+        }
         case 'skew': {
           if (fault.skewMs === 0) break;
           const back = Math.min(at + fault.lengthMs, horizon);
@@ -185,6 +348,7 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
     }
 
     // Partition episodes, in start order, never overlapping, each healed by the horizon.
+    const everyone = [...validators, ...observers, ...twins.map((t) => `${t}-twin`)];
     let free = 0;
     for (const p of [...raw.partitions].sort((a, b) => a.atMs - b.atMs)) {
       const at = Math.max(p.atMs, free);
@@ -207,22 +371,49 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
     }
   }
 
+  const transitions = raw.transitions.map(transitionStep);
+  for (const t of transitions) notes.push(`transition at block ${t.block}: ${JSON.stringify({ ...t, block: undefined })}`);
+  if (raw.validatorChange) {
+    const change = validatorChange(raw.validatorChange, { validators, observers, F, latestMs: Math.max(0, raw.durationMs - healMargin) });
+    if (change) {
+      steps.push(...change.steps);
+      if (change.transition) transitions.push(change.transition);
+      notes.push(change.note);
+    }
+  }
+
+  // Read-only calls go to nodes that never fault: honest validators and observers. Vote queries
+  // answer "Method not enabled" in contract mode, so they are left out once it may be in force.
+  const callable = [...validators.filter((v) => !F.includes(v)), ...observers];
+  const contractMode = transitions.some((t) => t.contractValidators);
+  const calls = FUZZ_RPC_CALLS.filter((c) => !(contractMode && c.blockHeaderModeOnly));
+  for (const call of raw.rpc) {
+    const { method, params } = calls[call.call % calls.length];
+    steps.push({ atMs: Math.min(call.atMs, raw.durationMs - 1_000), do: 'rpc', node: callable[call.target % callable.length], method, params: [...params] });
+  }
   for (const t of raw.transfers) steps.push({ atMs: Math.min(t.atMs, raw.durationMs - 1_000), do: 'transfer', count: t.count });
 
   steps.sort((a, b) => a.atMs - b.atMs);
   const latency = raw.latency.kind === 'fixed' ? `fixed ${raw.latency.ms} ms` : raw.latency.kind === 'uniform' ? `${raw.latency.minMs}-${raw.latency.maxMs} ms` : 'normal';
+  const chain = [raw.epochLength !== null ? `epoch ${raw.epochLength}` : '', raw.genesisReward ? 'reward 1 ETH' : ''].filter(Boolean).join(', ');
+  const genesis: Scenario['genesis'] = { blockPeriodSeconds: 1, requestTimeoutSeconds: raw.requestTimeoutSeconds };
+  if (raw.epochLength !== null) genesis.epochLength = raw.epochLength;
+  if (raw.genesisReward) genesis.blockReward = ONE_ETH;
+  const merged = mergeTransitions(transitions);
+  if (merged.length > 0) genesis.transitions = merged;
   const scenario: Scenario = {
     name: `fuzz-${raw.seed}`,
-    description: `fuzz: ${n} validators${raw.observers ? ` + ${raw.observers} observers` : ''}, ${latency}, loss ${raw.lossPermille / 10}%, timeout ${raw.requestTimeoutSeconds} s${raw.earlyRoundChange ? ', early round change' : ''}; F = {${F.join(',')}}; ${notes.length ? notes.join('; ') : 'no faults'}`,
+    description: `fuzz: ${n} validators${observerCount ? ` + ${observerCount} observers` : ''}, ${latency}, loss ${raw.lossPermille / 10}%, timeout ${raw.requestTimeoutSeconds} s${raw.earlyRoundChange ? ', early round change' : ''}${chain ? `, ${chain}` : ''}; F = {${F.join(',')}}; ${notes.length ? notes.join('; ') : 'no faults'}`,
     seed: raw.seed,
     validators: n,
-    genesis: { blockPeriodSeconds: 1, requestTimeoutSeconds: raw.requestTimeoutSeconds },
+    genesis,
     network: { latency: raw.latency, loss: raw.lossPermille / 1000 },
     durationMs: raw.durationMs,
     steps,
     expect: [{ kind: 'no-fork' }],
   };
-  if (raw.observers > 0) scenario.observers = raw.observers;
+  if (observerCount > 0) scenario.observers = observerCount;
+  if (twins.length > 0) scenario.twins = twins;
   if (raw.earlyRoundChange) scenario.earlyRoundChange = true;
   return scenario;
 }

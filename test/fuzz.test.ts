@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { maxFaulty } from '../node/consensus/qbft/quorum.ts';
-import { DEFAULT_HEAL_MARGIN_MS, scenarioArbitrary } from '../sim/fuzz-arbitraries.ts';
+import { DEFAULT_HEAL_MARGIN_MS, MIN_VALIDATOR_SET, scenarioArbitrary } from '../sim/fuzz-arbitraries.ts';
+import { HOSTILE_BEHAVIOURS } from '../sim/byzantine.ts';
 import { caseIndices, caseSeedFor, generateCase, judgeScenario, runFuzz } from '../sim/fuzz.ts';
 import { runScenario } from '../sim/scenario-runner.ts';
 import { validateScenario, type Scenario } from '../sim/scenario.ts';
@@ -14,6 +15,8 @@ const CAMPAIGN_SEED = 20_240_611;
 test('generated scenarios are valid and stay within the fault model', (t) => {
   const scenarios = fc.sample(scenarioArbitrary(), { seed: 99, numRuns: 400 });
   let withFaults = 0;
+  const coverage = new Map<string, number>();
+  const cover = (what: string) => coverage.set(what, (coverage.get(what) ?? 0) + 1);
   for (const s of scenarios) {
     const copy = validateScenario(JSON.parse(JSON.stringify(s)));
     t.deepEqual(copy, s);
@@ -29,29 +32,59 @@ test('generated scenarios are valid and stay within the fault model', (t) => {
     else t.fail('unexpected latency model');
     t.deepEqual(s.expect, [{ kind: 'no-fork' }]);
     t.true(Number.isSafeInteger(s.seed));
+    if (s.genesis?.epochLength !== undefined) {
+      t.true(s.genesis.epochLength >= 2 && s.genesis.epochLength <= 12);
+      cover('epoch');
+    }
 
     const f = maxFaulty(s.validators);
     const horizon = s.durationMs - DEFAULT_HEAL_MARGIN_MS;
+    const validators = Array.from({ length: s.validators }, (_, i) => `v${i}`);
     const touched = new Set<string>();
     const byzantine = new Set<string>();
     const down = new Set<string>();
+    const callers = new Set<string>();
+    const sets: string[][] = [validators];
     let partitioned = false;
     let lastAt = -1;
     for (const st of s.steps) {
       t.true(st.atMs >= lastAt, 'steps are in time order');
       lastAt = st.atMs;
       if (st.do === 'transfer') continue;
+      if (st.do === 'rpc') {
+        callers.add(st.node);
+        cover(`rpc ${st.method}`);
+      if (st.method === 'qbft_getPendingVotes') t.false((s.genesis?.transitions ?? []).some((tr) => tr.contractValidators), 'no vote query in contract mode');
+        if (st.method === 'qbft_proposeValidatorVote') cover('vote via rpc');
+        continue;
+      }
+      if (st.do === 'vote') {
+        for (const n of st.nodes) callers.add(n);
+        cover(st.add ? 'vote add' : 'vote remove');
+        continue;
+      }
       withFaults++;
-      t.true(st.atMs <= horizon, `${st.do} at ${st.atMs} is after the fault horizon ${horizon}`);
+      t.true(st.atMs <= horizon || ('node' in st && st.node.endsWith('-twin') && st.atMs === 0), `${st.do} at ${st.atMs} is after the fault horizon ${horizon}`);
+      const node = 'node' in st ? st.node.replace(/-twin$/, '') : '';
+      if ('node' in st && st.node.endsWith('-twin')) {
+        t.deepEqual(s.twins, [...new Set([...(s.twins ?? []), node])], 'a twin runs only for a twinned validator');
+        t.true(st.do === 'crash' || st.do === 'restart');
+        touched.add(node);
+        cover('twin');
+        continue;
+      }
       if (st.do === 'crash') {
         t.false(byzantine.has(st.node));
         touched.add(st.node);
         down.add(st.node);
       } else if (st.do === 'restart') {
-        t.true(down.delete(st.node), 'only crashed nodes restart');
+        if (!down.delete(st.node)) cover('restart while running');
+        if (st.wipe) cover('wiped restart');
+        touched.add(st.node);
       } else if (st.do === 'byzantine') {
         touched.add(st.node);
         byzantine.add(st.node);
+        cover(`byzantine ${st.behaviour}`);
       } else if (st.do === 'skew') {
         touched.add(st.node);
       } else if (st.do === 'partition') {
@@ -71,8 +104,40 @@ test('generated scenarios are valid and stay within the fault model', (t) => {
     t.true(touched.size <= f, `${touched.size} faulty validators > f = ${f}`);
     t.true(byzantine.size + down.size <= f);
     for (const node of byzantine) t.false(down.has(node));
+    for (const node of callers) t.false(touched.has(node), `${node} is faulty but called or voted`);
+
+    // Every validator set that can come into force tolerates the faulty validators in it.
+    const votes = s.steps.flatMap((st) => (st.do === 'vote' ? [{ subject: st.subject, add: st.add, voters: st.nodes }] : []));
+    const rpcVotes = s.steps.flatMap((st) => (st.do === 'rpc' && st.method === 'qbft_proposeValidatorVote' ? [st] : []));
+    if (rpcVotes.length > 0) {
+      const [subject, add] = rpcVotes[0].params as [string, boolean];
+      votes.push({ subject, add, voters: rpcVotes.map((st) => st.node) });
+    }
+    for (const v of votes) {
+      t.true(v.voters.length > s.validators / 2, 'votes come from a majority of validators');
+      sets.push(v.add ? [...validators, v.subject] : validators.filter((x) => x !== v.subject));
+    }
+    for (const tr of s.genesis?.transitions ?? []) {
+      if (tr.validators) sets.push(tr.validators), cover('transition validators');
+      if (tr.contractValidators) sets.push(tr.contractValidators), cover('transition contract');
+      if (tr.blockPeriodSeconds !== undefined) cover('transition block period');
+      if (tr.blockReward !== undefined) cover('transition reward');
+      if (tr.miningBeneficiary !== undefined) cover('transition beneficiary');
+    }
+    for (const set of sets) {
+      t.true(set.length >= MIN_VALIDATOR_SET, `the validator set ${set.join(',')} has fewer than ${MIN_VALIDATOR_SET} members`);
+      const faultyIn = set.filter((v) => touched.has(v)).length;
+      t.true(faultyIn <= maxFaulty(set.length), `${faultyIn} faulty in the set ${set.join(',')}`);
+    }
   }
   t.true(withFaults > 200, 'most scenarios have faults');
+  const wanted = [
+    ...HOSTILE_BEHAVIOURS.map((b) => `byzantine ${b}`),
+    'twin', 'restart while running', 'wiped restart', 'epoch', 'vote add', 'vote remove', 'vote via rpc',
+    'transition validators', 'transition contract', 'transition block period', 'transition reward', 'transition beneficiary',
+    'rpc eth_blockNumber', 'rpc eth_getBlockByNumber', 'rpc qbft_getValidatorsByBlockNumber',
+  ];
+  for (const what of wanted) t.true((coverage.get(what) ?? 0) > 0, `the fuzz covers: ${what}`);
 });
 
 test('cases are independent of one another, so shards split a campaign exactly', (t) => {
