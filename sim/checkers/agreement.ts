@@ -5,20 +5,13 @@
  * reported is used only when its block could not be read.
  */
 import type { Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, lineText, type Violation } from './violation.ts';
+import { ModelChecker, lineText } from './violation.ts';
 import type { Hex } from './toolkit/crypto.ts';
 
-export class AgreementChecker extends FirstViolationChecker {
+export class AgreementChecker extends ModelChecker {
   readonly name = 'agreement' as const;
   private readonly firstAt = new Map<number, { identity: Hex; node: string; atMs: number }>();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   observe(o: Observation): void {
     if (this.stopped || o.type !== 'block-imported' || !this.model.honest(o.node)) return;

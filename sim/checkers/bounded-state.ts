@@ -6,21 +6,14 @@
  * Read from the runner's per-second samples of each node's held state.
  */
 import type { Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, type Violation } from './violation.ts';
+import { ModelChecker } from './violation.ts';
 
 /** Besu's MAX_ALLOWED_ROUND. */
 export const MAX_ALLOWED_ROUND = 1000;
 
-export class BoundedStateChecker extends FirstViolationChecker {
+export class BoundedStateChecker extends ModelChecker {
   readonly name = 'bounded-state' as const;
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   observe(o: Observation): void {
     if (this.stopped || o.type !== 'state-sample' || !this.model.honest(o.node)) return;

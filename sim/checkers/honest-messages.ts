@@ -16,25 +16,18 @@
  * Only messages the node sends under its own key are judged (relays of others' messages are not).
  */
 import type { MessageSent, Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, type Violation } from './violation.ts';
+import { ModelChecker } from './violation.ts';
 import { quorum } from './toolkit/bft-math.ts';
 import { commitSealHash, decodeBlock, proposalDigest } from './toolkit/block.ts';
 import type { Hex } from './toolkit/crypto.ts';
 import type { PreparePayload, QbftMessage, Signed } from './toolkit/qbft-messages.ts';
 import { describeSigned } from './describe.ts';
 
-export class HonestMessagesChecker extends FirstViolationChecker {
+export class HonestMessagesChecker extends ModelChecker {
   readonly name = 'honest-messages' as const;
   /** `${height}/${round}/${digest}` -> the justification problem of each proposal seen for it (undefined: sound). */
   private readonly proposals = new Map<string, Array<string | undefined>>();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   observe(o: Observation): void {
     if (this.stopped || o.type !== 'message' || 'error' in o.decoded) return;

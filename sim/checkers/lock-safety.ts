@@ -16,8 +16,7 @@
  * no more than n - quorum remember it.
  */
 import type { MessageSent, Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, type Violation } from './violation.ts';
+import { ModelChecker } from './violation.ts';
 import { maxFaulty, quorum } from './toolkit/bft-math.ts';
 import type { Hex } from './toolkit/crypto.ts';
 import { signedParts, type CommitPayload, type PreparePayload } from './toolkit/qbft-messages.ts';
@@ -41,7 +40,7 @@ interface HonestPrepare {
   what: string;
 }
 
-export class LockSafetyChecker extends FirstViolationChecker {
+export class LockSafetyChecker extends ModelChecker {
   readonly name = 'lock-safety' as const;
   /** `${h}|${r}|${digest}` -> committer -> first seen (ms). */
   private readonly commits = new Map<string, Map<Hex, number>>();
@@ -49,12 +48,6 @@ export class LockSafetyChecker extends FirstViolationChecker {
   private readonly prepares = new Map<number, HonestPrepare[]>();
   private readonly seenPrepares = new Set<string>();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   /** Commit quorums seen so far (each a lock that later prepares are judged against). */
   get lockCount(): number {

@@ -11,8 +11,7 @@
  * point on other parents; its history for those heights starts over too.
  */
 import type { MessageSent, Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, type Violation } from './violation.ts';
+import { ModelChecker } from './violation.ts';
 import { keccak, toHex, type Hex } from './toolkit/crypto.ts';
 import { signedParts, type AnySigned } from './toolkit/qbft-messages.ts';
 import { KIND_NAMES, describeSigned } from './describe.ts';
@@ -25,19 +24,13 @@ interface Signed {
   from: string;
 }
 
-export class NonEquivocationChecker extends FirstViolationChecker {
+export class NonEquivocationChecker extends ModelChecker {
   readonly name = 'honest-non-equivocation' as const;
   /** signature -> the signed payload's key, for every signed part seen. */
   private readonly seen = new Map<Hex, Hex>();
   /** Per signer: `${incarnation}|${kind}|${height}|${round}` -> what it signed. */
   private readonly history = new Map<Hex, Map<string, Signed>>();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   observe(o: Observation): void {
     if (this.stopped) return;

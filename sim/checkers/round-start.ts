@@ -9,10 +9,9 @@
  *   Besu #2095 started round 0, and its round timer, with the height.
  */
 import type { Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, lineText, type Violation } from './violation.ts';
+import { ModelChecker, lineText } from './violation.ts';
 
-export class RoundStartChecker extends FirstViolationChecker {
+export class RoundStartChecker extends ModelChecker {
   readonly name = 'round-start' as const;
   /** Absolute ms of virtual time 0 (block timestamps are absolute seconds). */
   private originMs: number | undefined;
@@ -25,12 +24,6 @@ export class RoundStartChecker extends FirstViolationChecker {
   /** Height -> virtual ms the first round-0 PROPOSAL for it was put on the network. */
   private readonly firstRoundZeroProposalMs = new Map<number, number>();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   observe(o: Observation): void {
     if (this.stopped) return;

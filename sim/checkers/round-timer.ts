@@ -8,8 +8,7 @@
  * Expiries of timers that no longer match the node's latest round are not judged.
  */
 import type { Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, lineText, type Violation } from './violation.ts';
+import { ModelChecker, lineText } from './violation.ts';
 
 interface NodeTimers {
   started: { height: number; round: number; atMs: number } | undefined;
@@ -18,18 +17,12 @@ interface NodeTimers {
   pausedSinceMs: number | undefined;
 }
 
-export class RoundTimerChecker extends FirstViolationChecker {
+export class RoundTimerChecker extends ModelChecker {
   readonly name = 'round-timer' as const;
   /** Expiries judged (for tests and reports). */
   judgedExpiries = 0;
   private readonly nodes = new Map<string, NodeTimers>();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   private of(node: string): NodeTimers {
     let n = this.nodes.get(node);

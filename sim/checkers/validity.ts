@@ -13,14 +13,13 @@
  * Checks that need the validator set are skipped (and counted in `unjudged`) when it is unknown.
  */
 import type { BlockImported, Observation } from './observation.ts';
-import type { RunModel } from './run-model.ts';
-import { FirstViolationChecker, lineText, type Violation } from './violation.ts';
+import { ModelChecker, lineText } from './violation.ts';
 import { proposerFor, quorum } from './toolkit/bft-math.ts';
 import { commitSealHash, type QbftExtraData } from './toolkit/block.ts';
 import { SignerRecovery, fromHex, type Hex } from './toolkit/crypto.ts';
 import type { TrackedBlock } from './toolkit/validator-tracker.ts';
 
-export class ValidityChecker extends FirstViolationChecker {
+export class ValidityChecker extends ModelChecker {
   readonly name = 'validity' as const;
   /** Imports whose validator set could not be known, so only the set-free checks ran. */
   unjudged = 0;
@@ -29,12 +28,6 @@ export class ValidityChecker extends FirstViolationChecker {
   private readonly proposers = new Map<string, Set<Hex>>();
   private readonly recovery = new SignerRecovery();
 
-  constructor(
-    private readonly model: RunModel,
-    onViolation?: (v: Violation) => void,
-  ) {
-    super(onViolation);
-  }
 
   observe(o: Observation): void {
     if (this.stopped) return;

@@ -1,6 +1,7 @@
 /** What a checker reports, and the shape every checker has. */
 import { encodeTraceLine, type TraceLine } from '../trace.ts';
 import type { Observation } from './observation.ts';
+import type { RunModel } from './run-model.ts';
 
 export const CHECKER_NAMES = ['agreement', 'validity', 'honest-non-equivocation', 'honest-messages', 'lock-safety', 'round-timer', 'round-start', 'bounded-state', 'liveness'] as const;
 
@@ -56,4 +57,14 @@ export abstract class FirstViolationChecker implements Checker {
   abstract observe(o: Observation): void;
 
   finish(_endMs: number): void {}
+}
+
+/** A checker that judges against the run model (every checker of the suite). */
+export abstract class ModelChecker extends FirstViolationChecker {
+  constructor(
+    protected readonly model: RunModel,
+    onViolation?: (v: Violation) => void,
+  ) {
+    super(onViolation);
+  }
 }
