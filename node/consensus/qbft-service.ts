@@ -292,13 +292,15 @@ export class QbftService {
   private async feed(manager: HeightManager, event: CoreEvent, staleAllowed = false): Promise<void> {
     // Block validation awaits, and sync may import this very height meanwhile: then the work is stale.
     if (manager !== this.manager || (manager.height <= this.deps.headNumber() && !staleAllowed)) return;
-    await this.perform(manager.handle(event));
+    await this.perform(manager.handle(event), staleAllowed);
   }
 
-  private async perform(actions: CoreAction[]): Promise<void> {
+  private async perform(actions: CoreAction[], staleAllowed = false): Promise<void> {
     const manager = this.manager;
     for (const action of actions) {
       if (manager !== this.manager) return;
+      // An action may wait (building a block) while sync imports this height: what follows is stale.
+      if (manager && !staleAllowed && manager.height <= this.deps.headNumber()) return;
       switch (action.type) {
         case 'broadcast': {
           const data = encodeMessage(action.message, this.deps.cfg.layout);
