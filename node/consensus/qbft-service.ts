@@ -207,7 +207,7 @@ export class QbftService {
     }
     const height = roundIdOf(message).sequence;
     const current = this.stats.height;
-    if (height < current || height <= this.deps.headNumber()) return;
+    if (height < current) return;
     if (height > current) {
       this.buffer(height, from, message, data.length);
       return;
@@ -290,8 +290,7 @@ export class QbftService {
 
   /** `staleAllowed`: only for the known-bug switches that re-introduce a missing head check. */
   private async feed(manager: HeightManager, event: CoreEvent, staleAllowed = false): Promise<void> {
-    // Block validation awaits, and sync may import this very height meanwhile: then the work is stale.
-    if (manager !== this.manager || (manager.height <= this.deps.headNumber() && !staleAllowed)) return;
+    if (manager !== this.manager) return;
     await this.perform(manager.handle(event), staleAllowed);
   }
 
@@ -299,7 +298,9 @@ export class QbftService {
     const manager = this.manager;
     for (const action of actions) {
       if (manager !== this.manager) return;
-      // An action may wait (building a block) while sync imports this height: what follows is stale.
+      // The one guard against acting on a height already imported: an expiry or a message may reach
+      // the old height manager before the new head does, and block validation or building may wait
+      // while sync imports this very height.
       if (manager && !staleAllowed && manager.height <= this.deps.headNumber()) return;
       switch (action.type) {
         case 'broadcast': {
@@ -317,7 +318,6 @@ export class QbftService {
             this.enqueue(() => {
               this.blockTimer = undefined;
               this.deps.log.trace({ kind: 'block-timer-expired', height });
-              if (height <= this.deps.headNumber()) return;
               if (this.manager) return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height });
             }),
           );
@@ -333,7 +333,6 @@ export class QbftService {
             this.enqueue(() => {
               this.roundTimer = undefined;
               this.deps.log.trace({ kind: 'round-timer-expired', height, round });
-              if (height <= this.deps.headNumber()) return;
               if (this.manager) return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
             }),
           );
