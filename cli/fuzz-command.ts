@@ -1,7 +1,7 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
-import { BUG_IDS, isBugId } from '../node/bugs/bug-switches.ts';
+import { switchOf } from '../sim/bugs/known-bug.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
 
@@ -27,7 +27,10 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     shard = { index: Number(m[1]), count: Number(m[2]) };
   }
   const bug = values.bug as string | undefined;
-  if (bug !== undefined && !isBugId(bug)) throw new UsageError(`--bug: '${bug}' is not a known bug id (${BUG_IDS.join(', ')}; see 'qbft-lab bugs list')`);
+  const { findKnownBug, knownBugIds } = await import('../sim/bugs/catalogue.ts');
+  const entry = bug === undefined ? undefined : findKnownBug(bug);
+  if (bug !== undefined && !entry) throw new UsageError(`--bug: '${bug}' is not a known bug id (${knownBugIds().join(', ')}; see 'qbft-lab bugs list')`);
+  const bugSwitch = entry ? switchOf(entry) : undefined;
   const { runFuzz } = await import('../sim/fuzz.ts');
   const report = await runFuzz({
     runs,
@@ -35,13 +38,13 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     shard,
     failureDir: (values['failure-dir'] as string | undefined) ?? '.',
     wallClock,
-    ...(bug !== undefined ? { bugs: [bug], stopAtFirstFailure: true } : {}),
+    ...(bugSwitch !== undefined ? { bugs: [bugSwitch], stopAtFirstFailure: true } : {}),
     onCase: values.json ? undefined : (info: unknown) => io.err(typeof info === 'string' ? info : JSON.stringify(info)),
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   else {
     io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
-    if (bug !== undefined) io.out(report.runsToFind !== undefined ? `bug ${bug}: found after ${report.runsToFind} runs` : `bug ${bug}: not found in ${report.runs} runs`);
+    if (bug !== undefined) io.out(report.runsToFind !== undefined ? `bug ${bug}${bugSwitch !== bug ? ` (switch ${bugSwitch})` : ''}: found after ${report.runsToFind} runs` : `bug ${bug}: not found in ${report.runs} runs`);
     for (const f of report.failures) io.out(`  failure in case ${f.caseIndex}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
   }
   if (values['report-dir'] !== undefined && report.failures.length > 0) {

@@ -61,6 +61,8 @@ export interface FuzzArbitraryOptions {
 export const DEFAULT_HEAL_MARGIN_MS = 25_000;
 /** The longest 'split' partition (all nodes, honest ones included, in two groups). */
 export const MAX_SPLIT_MS = 4_000;
+/** The longest extra delay of a reordered message. */
+export const MAX_REORDER_WINDOW_MS = 1_500;
 
 /**
  * Read-only JSON-RPC calls the fuzz makes ('latest' and 'earliest' always exist; later numbers may
@@ -114,6 +116,16 @@ export type RawTransition =
   | { kind: 'reward'; block: number; reward: '0' | typeof ONE_ETH }
   | { kind: 'beneficiary'; block: number; who: 'account1' | 'v0' | '' };
 
+export interface RawDelivery {
+  duplicatePermille: number;
+  reorderPermille: number;
+  reorderWindowMs: number;
+  /** null: Besu's default duplicate filter (100 message hashes). */
+  duplicateMessageLimit: number | null;
+  /** false: nodes do not re-gossip what they receive, so a lost message stays lost. */
+  regossip: boolean;
+}
+
 /** The unmapped, shrinkable description of a fuzz scenario. */
 export interface RawFuzzCase {
   seed: number;
@@ -124,6 +136,8 @@ export interface RawFuzzCase {
   earlyRoundChange: boolean;
   latency: LatencyModel;
   lossPermille: number;
+  /** Copies, late deliveries and a small duplicate filter: how re-delivered messages get past it. */
+  delivery: RawDelivery | null;
   /**
    * The faulty set F: validator indices taken modulo n, deduplicated, at most f kept, each with
    * its role (null: the member is only ever isolated by partitions, if at all).
@@ -167,6 +181,16 @@ export function latencyArbitrary(): fc.Arbitrary<LatencyModel> {
   );
 }
 
+export function rawDeliveryArbitrary(): fc.Arbitrary<RawDelivery> {
+  return fc.record({
+    duplicatePermille: fc.integer({ min: 0, max: 300 }),
+    reorderPermille: fc.integer({ min: 0, max: 500 }),
+    reorderWindowMs: ms(100, MAX_REORDER_WINDOW_MS),
+    duplicateMessageLimit: fc.option(fc.integer({ min: 2, max: 32 }), { freq: 2 }),
+    regossip: fc.boolean(),
+  });
+}
+
 export function rawValidatorChangeArbitrary(): fc.Arbitrary<RawValidatorChange> {
   return fc.oneof(
     fc.record({ kind: fc.constant('vote-add' as const), atMs: ms(0, 20_000), viaRpc: fc.boolean(), extraVoters: fc.integer({ min: 0, max: 9 }) }),
@@ -203,6 +227,7 @@ export function rawFuzzCaseArbitrary(opts: FuzzArbitraryOptions = {}): fc.Arbitr
     earlyRoundChange: fc.boolean(),
     latency: latencyArbitrary(),
     lossPermille: fc.integer({ min: 0, max: 50 }),
+    delivery: fc.option(rawDeliveryArbitrary(), { freq: 3 }),
     faulty: fc.array(fc.record({ slot: fc.integer({ min: 0, max: maxV - 1 }), fault: fc.option(rawFaultArbitrary(opts.behaviours), { freq: 5 }) }), { minLength: 1, maxLength: Math.max(1, maxFaulty(maxV)) }),
     partitions: fc.array(rawPartitionArbitrary(), { maxLength: 2 }),
     transfers: fc.array(fc.record({ atMs: ms(0, 50_000), count: fc.integer({ min: 1, max: 4 }) }), { maxLength: 2 }),
@@ -399,15 +424,30 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
   const genesis: Scenario['genesis'] = { blockPeriodSeconds: 1, requestTimeoutSeconds: raw.requestTimeoutSeconds };
   if (raw.epochLength !== null) genesis.epochLength = raw.epochLength;
   if (raw.genesisReward) genesis.blockReward = ONE_ETH;
+  const network: NonNullable<Scenario['network']> = { latency: raw.latency, loss: raw.lossPermille / 1000 };
+  let delivery = '';
+  if (raw.delivery) {
+    const d = raw.delivery;
+    if (d.duplicatePermille > 0) network.duplicate = d.duplicatePermille / 1000;
+    if (d.reorderPermille > 0) Object.assign(network, { reorder: d.reorderPermille / 1000, reorderWindowMs: d.reorderWindowMs });
+    if (d.duplicateMessageLimit !== null) genesis.duplicateMessageLimit = d.duplicateMessageLimit;
+    if (!d.regossip) network.gossip = false;
+    delivery = [
+      d.duplicatePermille > 0 ? `${d.duplicatePermille / 10}% delivered twice` : '',
+      d.reorderPermille > 0 ? `${d.reorderPermille / 10}% delayed up to ${d.reorderWindowMs} ms` : '',
+      d.duplicateMessageLimit !== null ? `duplicate filter ${d.duplicateMessageLimit}` : '',
+      d.regossip ? '' : 'no re-gossip',
+    ].filter(Boolean).join(', ');
+  }
   const merged = mergeTransitions(transitions);
   if (merged.length > 0) genesis.transitions = merged;
   const scenario: Scenario = {
     name: `fuzz-${raw.seed}`,
-    description: `fuzz: ${n} validators${observerCount ? ` + ${observerCount} observers` : ''}, ${latency}, loss ${raw.lossPermille / 10}%, timeout ${raw.requestTimeoutSeconds} s${raw.earlyRoundChange ? ', early round change' : ''}${chain ? `, ${chain}` : ''}; F = {${F.join(',')}}; ${notes.length ? notes.join('; ') : 'no faults'}`,
+    description: `fuzz: ${n} validators${observerCount ? ` + ${observerCount} observers` : ''}, ${latency}, loss ${raw.lossPermille / 10}%${delivery ? `, ${delivery}` : ''}, timeout ${raw.requestTimeoutSeconds} s${raw.earlyRoundChange ? ', early round change' : ''}${chain ? `, ${chain}` : ''}; F = {${F.join(',')}}; ${notes.length ? notes.join('; ') : 'no faults'}`,
     seed: raw.seed,
     validators: n,
     genesis,
-    network: { latency: raw.latency, loss: raw.lossPermille / 1000 },
+    network,
     durationMs: raw.durationMs,
     steps,
     expect: [{ kind: 'no-fork' }],

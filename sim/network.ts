@@ -121,7 +121,7 @@ interface Link {
 }
 
 const DEFAULT_LATENCY: LatencyModel = { kind: 'fixed', ms: 10 };
-const DEFAULT_REORDER_WINDOW_MS = 50;
+export const DEFAULT_REORDER_WINDOW_MS = 50;
 const NO_FAULTS: LinkFaults = {};
 
 function checkProbability(name: string, p: number | undefined): void {

@@ -13,7 +13,7 @@ import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts'
 import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
-import type { LatencyModel } from './network.ts';
+import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
 import { CheckerSuite } from './checkers/suite.ts';
 import { attachCheckers } from './checkers/world-tap.ts';
 import type { Violation } from './checkers/violation.ts';
@@ -72,10 +72,15 @@ const GIB = 10n ** 18n;
 const LIVENESS_EXTENSION_CAP_MS = 24 * 3600_000;
 const LIVENESS_EXTENSION_EVENT_BUDGET = 3_000_000;
 
-/** Network delay the liveness bound allows on top of the timers: a few message hops at the slowest latency. */
-function latencyAllowanceMs(latency: LatencyModel | undefined): number {
+/**
+ * Network delay the liveness bound allows on top of the timers: a few message hops at the slowest
+ * latency, and a few reordered (late) hops when the network reorders.
+ */
+function latencyAllowanceMs(network: Scenario['network']): number {
+  const latency = network?.latency;
   const worst = !latency ? 30 : latency.kind === 'fixed' ? latency.ms : latency.kind === 'uniform' ? latency.maxMs : latency.meanMs + 6 * latency.sdMs;
-  return 5_000 + 20 * Math.ceil(worst);
+  const late = network?.reorder ? 4 * (network.reorderWindowMs ?? DEFAULT_REORDER_WINDOW_MS) : 0;
+  return 5_000 + 20 * Math.ceil(worst) + late;
 }
 
 function resolveKeys(s: Scenario): { validators: NodeKey[]; nodes: WorldNodeSpec[]; names: Map<string, NodeKey> } {
@@ -219,7 +224,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   // The invariant checkers read the run from its trace and its wire, never from the nodes' own code.
   const checkers = new CheckerSuite({
     genesis: networkGenesis,
-    latencyAllowanceMs: latencyAllowanceMs(s.network?.latency),
+    latencyAllowanceMs: latencyAllowanceMs(s.network),
     // One trace line per broken invariant; a fork the scenario expects leaves its trace as it was.
     onViolation: (v) => {
       if (v.checker === 'agreement' && expectsFork) return;

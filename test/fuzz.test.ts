@@ -32,6 +32,15 @@ test('generated scenarios are valid and stay within the fault model', (t) => {
     else t.fail('unexpected latency model');
     t.deepEqual(s.expect, [{ kind: 'no-fork' }]);
     t.true(Number.isSafeInteger(s.seed));
+    const net = s.network!;
+    if (net.duplicate !== undefined) t.true(net.duplicate > 0 && net.duplicate <= 0.3), cover('duplicated messages');
+    if (net.reorder !== undefined) {
+      t.true(net.reorder > 0 && net.reorder <= 0.5 && net.reorderWindowMs! >= 100 && net.reorderWindowMs! <= 1_500);
+      cover('reordered messages');
+    }
+    const limit = s.genesis?.duplicateMessageLimit;
+    if (limit !== undefined) t.true(limit >= 2 && limit <= 32), cover('small duplicate filter');
+    if (net.gossip === false) cover('no re-gossip');
     if (s.genesis?.epochLength !== undefined) {
       t.true(s.genesis.epochLength >= 2 && s.genesis.epochLength <= 12);
       cover('epoch');
@@ -133,6 +142,7 @@ test('generated scenarios are valid and stay within the fault model', (t) => {
   t.true(withFaults > 200, 'most scenarios have faults');
   const wanted = [
     ...HOSTILE_BEHAVIOURS.map((b) => `byzantine ${b}`),
+    'duplicated messages', 'reordered messages', 'small duplicate filter', 'no re-gossip',
     'twin', 'restart while running', 'wiped restart', 'epoch', 'vote add', 'vote remove', 'vote via rpc',
     'transition validators', 'transition contract', 'transition block period', 'transition reward', 'transition beneficiary',
     'rpc eth_blockNumber', 'rpc eth_getBlockByNumber', 'rpc qbft_getValidatorsByBlockNumber',

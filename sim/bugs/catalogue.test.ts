@@ -2,17 +2,23 @@ import test from 'ava';
 import { BUG_IDS, bugSwitches } from '../../node/bugs/bug-switches.ts';
 import { validateScenario } from '../scenario.ts';
 import { KNOWN_BUGS } from './catalogue.ts';
+import { switchOf } from './known-bug.ts';
 import { checkKnownBug } from './check.ts';
 
 test('every catalogue entry names a switch, once, with a link and a valid scenario that lists no switch itself', (t) => {
   const ids = KNOWN_BUGS.map((b) => b.id);
   t.is(new Set(ids).size, ids.length);
   for (const bug of KNOWN_BUGS) {
-    t.true((BUG_IDS as readonly string[]).includes(bug.id), bug.id);
+    t.true((BUG_IDS as readonly string[]).includes(switchOf(bug)), bug.id);
+    if (bug.switchId) t.true(KNOWN_BUGS.some((other) => other.id === bug.switchId), `${bug.id} shares the switch of a corpus entry`);
     t.regex(bug.link, /^https:\/\/github\.com\//);
     t.notThrows(() => validateScenario(JSON.parse(JSON.stringify(bug.scenario)), bug.id));
     t.is(bug.scenario.bugs, undefined, `${bug.id}: the check adds the switch`);
   }
+});
+
+test('every switch has its own corpus entry', (t) => {
+  for (const id of BUG_IDS) t.truthy(KNOWN_BUGS.find((b) => b.id === id), id);
 });
 
 test('unknown bug ids are refused', (t) => {

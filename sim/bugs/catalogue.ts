@@ -3,7 +3,6 @@
  * switch (node/bugs/bug-switches.ts) with a scenario that passes with the switch off and shows the
  * bug's symptom with it on. `qbft-lab bugs list|check` and `qbft-lab fuzz --bug` read this list.
  */
-import type { BugId } from '../../node/bugs/bug-switches.ts';
 import type { KnownBug } from './known-bug.ts';
 
 export const KNOWN_BUGS: readonly KnownBug[] = [
@@ -205,6 +204,38 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
     },
   },
   {
+    id: 'besu-8425',
+    switchId: 'besu-8307',
+    title: 'QBFT halts right after a non-validator is voted in (25.2.2)',
+    link: 'https://github.com/hyperledger/besu/issues/8425',
+    rootCause:
+      'Reported on 25.2.2 and resolved by 25.3.0, which carries PR #8308, the fix of #8307 (the link rests on the ' +
+      'fix release; nobody published a root-cause analysis). The node being voted in had been restarted and passed ' +
+      'through a sync, so its height manager was stale; as a non-validator nobody needed it, but once it counts ' +
+      'toward the quorum the height cannot complete and no new head arrives to heal it. Shown with the besu-8307 switch.',
+    symptom: 'stall',
+    caughtBy: ['liveness'],
+    scenario: {
+      name: 'bug-besu-8425',
+      description:
+        'One validator and one follower: the follower stops, is voted in meanwhile, and syncs the vote block after ' +
+        'its restart; the chain must go on with both sealing.',
+      validators: 1,
+      observers: 1,
+      genesis: { blockPeriodSeconds: 1, requestTimeoutSeconds: 2 },
+      durationMs: 40_000,
+      steps: [
+        { atMs: 5_000, do: 'crash', node: 'o0' },
+        { atMs: 6_000, do: 'rpc', node: 'v0', method: 'qbft_proposeValidatorVote', params: ['o0', true] },
+        { atMs: 10_000, do: 'restart', node: 'o0' },
+      ],
+      expect: [
+        { kind: 'validators-at', block: 7, validators: ['v0', 'o0'] },
+        { kind: 'min-height', height: 30 },
+      ],
+    },
+  },
+  {
     id: 'besu-10052',
     title: 'QBFT: a block-timer expiry processed for a height already imported by sync',
     link: 'https://github.com/besu-eth/besu/pull/10052',
@@ -259,6 +290,6 @@ export function findKnownBug(id: string): KnownBug | undefined {
   return KNOWN_BUGS.find((b) => b.id === id);
 }
 
-export function knownBugIds(): BugId[] {
+export function knownBugIds(): string[] {
   return KNOWN_BUGS.map((b) => b.id);
 }

@@ -3,7 +3,7 @@
  * failure must be the bug's own doing (the two runs differ only in the switch).
  */
 import { runScenario, type RunResult } from '../scenario-runner.ts';
-import type { KnownBug } from './known-bug.ts';
+import { switchOf, type KnownBug } from './known-bug.ts';
 
 export interface BugCheck {
   id: string;
@@ -30,7 +30,7 @@ export function failedChecks(r: RunResult): string[] {
 
 export async function checkKnownBug(bug: KnownBug): Promise<BugCheck> {
   const without = await runScenario(bug.scenario, { bugs: [] });
-  const withSwitch = await runScenario(bug.scenario, { bugs: [bug.id] });
+  const withSwitch = await runScenario(bug.scenario, { bugs: [switchOf(bug)] });
   const passesWithout = without.ok;
   const failsWith = !withSwitch.ok;
   const checkers = [...new Set(withSwitch.violations.map((v) => v.checker))];

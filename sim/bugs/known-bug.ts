@@ -6,7 +6,13 @@ import type { CheckerName } from '../checkers/violation.ts';
 export type BugSymptom = 'stall' | 'fork' | 'needless round changes' | 'rejected valid block' | 'unbounded memory' | 'invalid message accepted' | 'work on an imported height';
 
 export interface KnownBug {
-  id: BugId;
+  /** The corpus id; also the switch's id unless `switchId` names another. */
+  id: string;
+  /**
+   * When two reports share one root cause, the later entry re-uses the earlier one's switch and
+   * shows it through its own scenario.
+   */
+  switchId?: BugId;
   title: string;
   /** The issue, pull request or advisory. */
   link: string;
@@ -17,4 +23,9 @@ export interface KnownBug {
   caughtBy: CheckerName[];
   /** Passes with the switch off; fails with it on (the switch is added by the check, not listed here). */
   scenario: Scenario;
+}
+
+/** The node switch that re-introduces a corpus entry's bug. */
+export function switchOf(bug: KnownBug): BugId {
+  return bug.switchId ?? (bug.id as BugId);
 }

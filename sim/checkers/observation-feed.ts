@@ -112,6 +112,7 @@ export class ObservationFeed {
           requestTimeoutSeconds: int(line.requestTimeoutSeconds),
           blockPeriodSeconds: int(line.blockPeriodSeconds),
           durationMs: int(line.durationMs),
+          earlyRoundChange: line.earlyRoundChange === true,
         };
       case 'node-started':
         return node === null ? undefined : { type: 'node-started', atMs, line, node, wiped: line.wiped === true };

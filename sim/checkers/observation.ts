@@ -26,6 +26,8 @@ export interface RunStarted {
   requestTimeoutSeconds: number | undefined;
   blockPeriodSeconds: number | undefined;
   durationMs: number | undefined;
+  /** Nodes run Besu's early round change (a ROUND-CHANGE starts round 0 of its height at once). */
+  earlyRoundChange: boolean;
 }
 
 export interface NodeStarted {

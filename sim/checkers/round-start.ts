@@ -5,7 +5,9 @@
  * - round 0 of a height starts when the node's block timer expires, at the parent's timestamp plus
  *   the block period on the node's own clock as it was when the height began (Besu PR #2112; a
  *   later clock adjustment moves the clock, not the pending timer), or earlier only because a round-0
- *   PROPOSAL for that height was already on the network (a proposal starts the round it names).
+ *   PROPOSAL for that height was already on the network (a proposal starts the round it names),
+ *   or, with early round change on, a ROUND-CHANGE for that height was (Besu's height manager
+ *   starts round 0 when a round change arrives and no round is running yet).
  *   Besu #2095 started round 0, and its round timer, with the height.
  */
 import type { Observation } from './observation.ts';
@@ -23,6 +25,9 @@ export class RoundStartChecker extends ModelChecker {
   private readonly skewAtHeightStartMs = new Map<string, number>();
   /** Height -> virtual ms the first round-0 PROPOSAL for it was put on the network. */
   private readonly firstRoundZeroProposalMs = new Map<number, number>();
+  private earlyRoundChange = false;
+  /** Height -> virtual ms the first ROUND-CHANGE for it was put on the network. */
+  private readonly firstRoundChangeMs = new Map<number, number>();
 
 
   observe(o: Observation): void {
@@ -30,6 +35,7 @@ export class RoundStartChecker extends ModelChecker {
     switch (o.type) {
       case 'run-started':
         this.originMs = o.line.t - o.atMs;
+        this.earlyRoundChange = o.earlyRoundChange;
         break;
       case 'fault':
         if (o.fault === 'clock-skew' && o.node !== null) this.skewMs.set(o.node, o.skewMs);
@@ -39,7 +45,13 @@ export class RoundStartChecker extends ModelChecker {
         this.skewAtHeightStartMs.set(o.node, this.skewMs.get(o.node) ?? 0);
         break;
       case 'message': {
-        if ('error' in o.decoded || o.decoded.kind !== 'proposal') return;
+        if ('error' in o.decoded) return;
+        if (o.decoded.kind === 'round-change') {
+          const height = o.decoded.signed.payload.height;
+          if (!this.firstRoundChangeMs.has(height)) this.firstRoundChangeMs.set(height, o.atMs);
+          return;
+        }
+        if (o.decoded.kind !== 'proposal') return;
         const p = o.decoded.signed.payload;
         if (p.round === 0 && !this.firstRoundZeroProposalMs.has(p.height)) this.firstRoundZeroProposalMs.set(p.height, o.atMs);
         break;
@@ -69,12 +81,14 @@ export class RoundStartChecker extends ModelChecker {
     if (nodeClockMs >= expiryMs) return;
     const proposalMs = this.firstRoundZeroProposalMs.get(o.height);
     if (proposalMs !== undefined && proposalMs <= o.atMs) return;
+    const roundChangeMs = this.earlyRoundChange ? this.firstRoundChangeMs.get(o.height) : undefined;
+    if (roundChangeMs !== undefined && roundChangeMs <= o.atMs) return;
     this.report({
       atMs: o.atMs,
       node: o.node,
       height: o.height,
       round: 0,
-      reason: `${o.node} started round 0 of height ${o.height} ${expiryMs - nodeClockMs} ms before its block timer (parent timestamp ${parentTimestamp} s + ${gap} s) and before any round-0 proposal`,
+      reason: `${o.node} started round 0 of height ${o.height} ${expiryMs - nodeClockMs} ms before its block timer (parent timestamp ${parentTimestamp} s + ${gap} s) and before any round-0 proposal${this.earlyRoundChange ? ' or round change' : ''}`,
       line: lineText(o.line),
     });
   }

@@ -161,6 +161,7 @@ export interface SyntheticOptions {
   faulty?: string[];
   requestTimeoutSeconds?: number;
   latencyAllowanceMs?: number;
+  earlyRoundChange?: boolean;
 }
 
 /** A run made of hand-fed observations, judged by a real CheckerSuite. */
@@ -179,7 +180,7 @@ export class SyntheticRun {
     const faulty = new Set(opts.faulty ?? []);
     const observers = Array.from({ length: opts.observers ?? 0 }, (_, i) => ({ name: `o${i}`, address: `0x${(i + 1).toString(16).padStart(40, 'e')}` as Hex, role: 'observer' }));
     const nodes = [...this.keys.map((k) => ({ name: k.name, address: k.address, role: 'validator' })), ...observers].map((n) => ({ ...n, faulty: faulty.has(n.name) }));
-    this.line(0, null, { kind: 'run-started', scenario: 'synthetic', seed: 1, validators: this.keys.length, nodes, blockPeriodSeconds: 1, requestTimeoutSeconds: opts.requestTimeoutSeconds ?? 2, durationMs: 60_000 });
+    this.line(0, null, { kind: 'run-started', scenario: 'synthetic', seed: 1, validators: this.keys.length, nodes, blockPeriodSeconds: 1, requestTimeoutSeconds: opts.requestTimeoutSeconds ?? 2, earlyRoundChange: opts.earlyRoundChange === true, durationMs: 60_000 });
     for (const n of nodes) this.line(0, n.name, { kind: 'node-started', wiped: false });
   }
 
