@@ -4,6 +4,7 @@ import { UsageError } from '../node/cli/usage-error.ts';
 import { hexToBytes } from '../node/crypto/bytes.ts';
 import { decodeExtraData } from '../node/chain/extra-data.ts';
 import type { Scenario, Step } from '../sim/scenario.ts';
+import { HOSTILE_BEHAVIOURS, isByzantineBehaviour } from '../sim/byzantine/names.ts';
 import { parseDurationMs, parseLatency, parseWindow } from './durations.ts';
 
 export interface SimFlags {
@@ -95,8 +96,8 @@ export function simScenario(flags: SimFlags): Scenario {
     const [who, behaviour] = spec.split(':');
     const node = nodeName(who ?? '', n, '--byzantine');
     if (behaviour === 'twin') twins.push(node);
-    else if (behaviour === 'equivocate' || behaviour === 'silent' || behaviour === 'invalid-justification') steps.push({ atMs: 0, do: 'byzantine', node, behaviour });
-    else throw new UsageError(`--byzantine: '${spec}' must be vI:equivocate, vI:silent, vI:invalid-justification or vI:twin`);
+    else if (behaviour !== 'none' && isByzantineBehaviour(behaviour)) steps.push({ atMs: 0, do: 'byzantine', node, behaviour });
+    else throw new UsageError(`--byzantine: '${spec}' must be vI:BEHAVIOUR with BEHAVIOUR one of ${HOSTILE_BEHAVIOURS.join(', ')} or twin`);
   }
   let loss: number | undefined;
   if (flags.loss !== undefined) {
