@@ -379,7 +379,7 @@ export class Dispatcher {
     }
     let result: unknown;
     try {
-      result = spec.handler(params, ctx);
+      result = spec.handler(params, ctx, this.opts.enabledApis);
     } catch (e) {
       return failure(e, id);
     }

@@ -122,7 +122,8 @@ export interface RpcMethodSpec {
   extraGroups?: readonly ApiGroup[];
   /** Enabled whenever the transport has any API group enabled (rpc_modules). */
   alwaysEnabled?: boolean;
-  handler: (params: unknown[], ctx: RpcContext) => unknown | Promise<unknown>;
+  /** `enabledApis`: the groups enabled on the transport that dispatches the call. */
+  handler: (params: unknown[], ctx: RpcContext, enabledApis?: ReadonlySet<ApiGroup>) => unknown | Promise<unknown>;
 }
 
 export class MethodRegistry {
