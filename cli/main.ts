@@ -25,7 +25,7 @@ Usage:
   qbft-lab scenario run --all [--json] [--report-dir DIR]
   qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
-               [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:equivocate|silent|twin]
+               [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:BEHAVIOUR|twin]
                [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
                [--genesis-file F] [--json] [--trace FILE] [--report-dir DIR]
   qbft-lab report <trace.jsonl|name|file.json> [--seed N] [--html FILE] [--md FILE]
@@ -199,6 +199,10 @@ function rlpCommand(args: string[], io: Io): number {
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...args] = argv;
   try {
+    if (command !== undefined && wantsHelp(args)) {
+      io.out(await commandHelp(command));
+      return 0;
+    }
     switch (command) {
       case 'scenario':
         return await scenarioCommand(args, io);
@@ -254,11 +258,39 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
   } catch (err) {
     if (err instanceof UsageError || err instanceof ScenarioError) {
-      io.err(`qbft-lab: ${err.message}\n(run 'qbft-lab help' for usage)`);
+      io.err(`qbft-lab: ${err.message} (see 'qbft-lab ${command && command !== 'help' ? `${command} ` : ''}--help')`);
       return 2;
     }
     throw err;
   }
+}
+
+/** `--help` or `-h` among a command's arguments (before a `--` that ends the options). */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+/** The usage lines of one command (from HELP); for `node`, also every option it accepts. */
+async function commandHelp(command: string): Promise<string> {
+  const lines = HELP.split('\n');
+  const out: string[] = [];
+  let inCommand = false;
+  for (const line of lines) {
+    if (/^ {2}qbft-lab /.test(line)) inCommand = line.startsWith(`  qbft-lab ${command} `) || line === `  qbft-lab ${command}`;
+    else if (!/^ {4,}/.test(line)) inCommand = false;
+    if (inCommand) out.push(line);
+  }
+  if (out.length === 0) throw new UsageError(`unknown command '${command}'`);
+  if (command === 'node') {
+    const { NODE_OPTIONS } = await import('../node/cli/node-options.ts');
+    out.push('', 'Options (Besu names; also as keys of a TOML --config-file):');
+    for (const [name, spec] of Object.entries(NODE_OPTIONS)) {
+      const def = 'default' in spec ? ` (default: ${Array.isArray(spec.default) ? spec.default.join(',') || 'none' : String(spec.default)})` : '';
+      out.push(`  --${name}${spec.kind === 'boolean' ? '' : spec.kind === 'list' ? ' A,B,...' : spec.kind === 'int' ? ' N' : ' VALUE'}${def}`);
+    }
+  }
+  return `Usage:\n${out.join('\n')}`;
 }
 
 export type { Io };

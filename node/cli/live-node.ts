@@ -24,6 +24,7 @@ import { startGraphqlHttp, type GraphqlHttpServer } from '../rpc/transports/grap
 import { createGraphqlHandler } from '../rpc/graphql/handler.ts';
 import type { AuthSettings, NodeOptions } from './node-options.ts';
 import { createAuthHook, type AuthOptions } from '../rpc/transports/authentication.ts';
+import { asConfigError } from './config-error.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LiveNode {
@@ -85,11 +86,26 @@ export interface LiveNodeCore {
 }
 
 export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNodeCore> {
-  const genesis = extras.genesis ?? (opts.genesisFile ? loadGenesisFile(opts.genesisFile) : undefined);
+  const context = { genesisFile: opts.genesisFile, dataPath: opts.dataPath };
+  let genesis: Genesis | undefined;
+  try {
+    genesis = extras.genesis ?? (opts.genesisFile ? loadGenesisFile(opts.genesisFile) : undefined);
+  } catch (err) {
+    throw asConfigError(err, context);
+  }
   if (!genesis) throw new UsageError('--genesis-file is required');
-  mkdirSync(opts.dataPath, { recursive: true });
+  try {
+    mkdirSync(opts.dataPath, { recursive: true });
+  } catch (err) {
+    throw new UsageError(`--data-path ${opts.dataPath}: cannot create the directory (${(err as Error).message})`);
+  }
   const privateKey = extras.privateKey ?? loadOrCreateNodeKey(opts);
-  const store = await LevelStore.open(join(opts.dataPath, 'database'));
+  let store: LevelStore;
+  try {
+    store = await LevelStore.open(join(opts.dataPath, 'database'));
+  } catch (err) {
+    throw asConfigError(err, context);
+  }
   const log = extras.log ?? new LiveLog({ name: extras.name });
   const timers = new LiveTimers({ onError: (err) => log.log('error', 'timer failed', { error: String(err) }) });
   let ownNetwork: LoopbackNetwork | undefined;
@@ -112,7 +128,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
     timers.cancelAll();
     ownNetwork?.close();
     await store.close();
-    throw err;
+    throw asConfigError(err, context);
   }
   return {
     node,
@@ -161,7 +177,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   } catch (err) {
     rpc.close();
     await core.close();
-    throw err;
+    throw asConfigError(err);
   }
   let graphql: GraphqlHttpServer | undefined;
   if (opts.graphql.enabled) {
@@ -177,7 +193,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       await servers.close();
       rpc.close();
       await core.close();
-      throw err;
+      throw asConfigError(err);
     }
   }
   return {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
+import { parseApiList } from '../rpc/registry.ts';
 
 type Kind = 'string' | 'boolean' | 'int' | 'list';
 
@@ -160,6 +161,13 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       throw new UsageError(`Invalid value for option '--${prefix}-authentication-jwt-algorithm': '${settings.algorithm}'`);
     return settings;
   };
+  const apis = (option: 'rpc-http-api' | 'rpc-ws-api' | 'Xrpc-ipc-api'): string[] => {
+    try {
+      return parseApiList(get<string[]>(option), { option: `--${option}` });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
   const dataPath = get<string>('data-path');
   const networkId = get<string | undefined>('network-id');
   const minGasPrice = get<string>('min-gas-price');
@@ -176,7 +184,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       enabled: get('rpc-http-enabled'),
       host: get('rpc-http-host'),
       port: get('rpc-http-port'),
-      apis: get<string[]>('rpc-http-api').map((a) => a.toUpperCase()),
+      apis: apis('rpc-http-api'),
       corsOrigins: get('rpc-http-cors-origins'),
       maxBatchSize: get('rpc-http-max-batch-size'),
       maxRequestBytes: get('rpc-http-max-request-content-length'),
@@ -187,12 +195,12 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       enabled: get('rpc-ws-enabled'),
       host: get('rpc-ws-host'),
       port: get('rpc-ws-port'),
-      apis: get<string[]>('rpc-ws-api').map((a) => a.toUpperCase()),
+      apis: apis('rpc-ws-api'),
       maxFrameSize: get('rpc-ws-max-frame-size'),
       maxActiveConnections: get('rpc-ws-max-active-connections'),
       auth: authSettings('rpc-ws'),
     },
-    ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: get<string[]>('Xrpc-ipc-api').map((a) => a.toUpperCase()) },
+    ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: apis('Xrpc-ipc-api') },
     graphql: { enabled: get('graphql-http-enabled'), host: get('graphql-http-host'), port: get('graphql-http-port') },
     hostAllowlist: get('host-allowlist'),
     earlyRoundChange: get('Xqbft-enable-early-round-change'),

@@ -8,7 +8,7 @@ async function rpcModules(enabled: ApiGroup[], transport: RpcTransportKind = 'ht
   const registry = new MethodRegistry();
   registry.registerAll(rpcModulesMethods());
   const d = new Dispatcher({ registry, enabledApis: new Set(enabled), maxBatchSize: 1024, transport });
-  return (await d.handleText('{"jsonrpc":"2.0","id":1,"method":"rpc_modules"}', { transport })).body;
+  return (await d.handleText('{"jsonrpc":"2.0","id":1,"method":"rpc_modules"}', { transport })).body ?? '';
 }
 
 test('each enabled group, lower-cased, at version 1.0', async (t) => {

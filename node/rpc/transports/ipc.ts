@@ -23,6 +23,7 @@ import { connectionNotifier, tickBatcher } from './notifier.ts';
 import { lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
+import { ListenError } from './listen.ts';
 
 export const DEFAULT_IPC_MAX_REQUEST_BYTES = 128 * 1024 * 1024;
 /** `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` */
@@ -295,7 +296,7 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
   // read the answers; the connection is ended once they are written.
   const server: Server = createServer({ allowHalfOpen: true }, onConnection);
   await new Promise<void>((resolve, reject) => {
-    const onListenError = (e: Error): void => reject(new Error(`Unable to open IPC endpoint ${opts.path}: ${e.message}`));
+    const onListenError = (e: Error): void => reject(new ListenError('IPC', `Unable to open IPC endpoint ${opts.path}: ${e.message}`));
     server.once('error', onListenError);
     server.listen(opts.path, () => {
       server.off('error', onListenError);

@@ -1,0 +1,71 @@
+/** Configuration mistakes of `qbft-lab node`: one line naming the option or file, exit 2, no stack trace; --help everywhere. */
+import test from 'ava';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSimGenesis } from '../sim/genesis-builder.ts';
+import { validatorKeys } from '../sim/keys.ts';
+import { LevelStore } from '../node/runtime/live-store.ts';
+import { captureIo } from './capture-io.ts';
+import { main } from './main.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-config-'));
+const genesisFile = join(dir, 'genesis.json');
+writeFileSync(genesisFile, JSON.stringify(buildSimGenesis({ validators: validatorKeys(1).map((k) => k.address), startTimeSeconds: 1_700_000_000 })));
+
+async function fails(t: import('ava').ExecutionContext, args: string[], pattern: RegExp): Promise<void> {
+  const io = captureIo();
+  t.is(await main(args, io), 2, args.join(' '));
+  t.regex(io.stderr, pattern);
+  t.is(io.stderr.trim().split('\n').length, 1, `one line: ${io.stderr}`);
+  t.notRegex(io.stderr, /\n\s+at /, 'no stack trace');
+}
+
+test('every command answers --help with its usage, exit 0', async (t) => {
+  for (const command of ['node', 'network', 'sim', 'scenario', 'fuzz', 'bugs', 'report', 'tui', 'teach', 'genesis', 'blocks', 'rlp']) {
+    const io = captureIo();
+    t.is(await main([command, '--help'], io), 0, command);
+    t.regex(io.stdout, new RegExp(`^Usage:\\n {2}qbft-lab ${command}`), command);
+  }
+  const node = captureIo();
+  await main(['node', '-h'], node);
+  t.regex(node.stdout, /--rpc-http-port N \(default: 8545\)/);
+  t.regex(node.stdout, /--rpc-http-api A,B,\.\.\. \(default: ETH,NET,WEB3\)/);
+});
+
+test('a missing or invalid genesis names --genesis-file and the file', async (t) => {
+  await fails(t, ['node'], /--genesis-file is required/);
+  await fails(t, ['node', '--genesis-file', join(dir, 'none.json'), '--data-path', join(dir, 'd0')], /--genesis-file .*none\.json: genesis: \(file\) cannot be read/);
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, '{}');
+  await fails(t, ['node', '--genesis-file', bad, '--data-path', join(dir, 'd1')], /--genesis-file .*bad\.json: genesis: gasLimit is missing/);
+});
+
+test('an unknown API group is refused with Besu\'s wording', async (t) => {
+  await fails(t, ['node', '--genesis-file', genesisFile, '--rpc-http-api', 'ETH,FOO,BAR'], /Invalid value for option '--rpc-http-api': invalid entries found \[FOO, BAR\]/);
+  await fails(t, ['node', '--genesis-file', genesisFile, '--rpc-ws-api', 'NOPE'], /--rpc-ws-api': invalid entries found \[NOPE\]/);
+});
+
+test('a port in use names the option', async (t) => {
+  const busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+  const port = (busy.address() as AddressInfo).port;
+  try {
+    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd2'), '--rpc-http-enabled', '--rpc-http-port', String(port)], new RegExp(`--rpc-http-port: Failed to bind Ethereum JSON-RPC listener to 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd3'), '--rpc-ws-enabled', '--rpc-ws-port', String(port)], /--rpc-ws-port: Failed to bind Websocket listener/);
+    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd4'), '--graphql-http-enabled', '--graphql-http-port', String(port)], /--graphql-http-port: Failed to bind GraphQL HTTP listener/);
+  } finally {
+    busy.close();
+  }
+});
+
+test('a data path whose database another node holds names --data-path', async (t) => {
+  const dataPath = join(dir, 'held');
+  const store = await LevelStore.open(join(dataPath, 'database'));
+  try {
+    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', dataPath], /--data-path .*held: cannot open the node's database .*another node/);
+  } finally {
+    await store.close();
+  }
+});
