@@ -32,7 +32,8 @@ Usage:
   qbft-lab tui <trace.jsonl|name|file.json> [--seed N]   (replay in the terminal; keys: ? in the UI)
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
-                   [--chain-id ID] [--duration S]
+                   [--chain-id ID] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
+                   [--rpc-http-cors-origins LIST]
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
@@ -229,6 +230,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
           'chain-id': { type: 'string' },
           'base-port': { type: 'string' },
           'rpc-api': { type: 'string' },
+          'host-allowlist': { type: 'string' },
+          'rpc-http-cors-origins': { type: 'string' },
           duration: { type: 'string' },
         });
         if (positionals.length > 0) throw new UsageError(`network: unexpected argument '${positionals[0]}'`);

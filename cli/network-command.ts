@@ -28,14 +28,21 @@ export interface NetworkFlags {
   'chain-id'?: string;
   'base-port'?: string;
   'rpc-api'?: string;
+  'host-allowlist'?: string;
+  'rpc-http-cors-origins'?: string;
   'duration'?: string;
 }
+
+/** What `network` enables unless --rpc-api says otherwise: Besu's defaults plus QBFT and TXPOOL (no ADMIN, MINER or DEBUG). */
+export const NETWORK_DEFAULT_APIS = 'ETH,NET,WEB3,QBFT,TXPOOL';
 
 export interface RunningNetwork {
   nodes: LiveNode[];
   httpPorts: number[];
   wsPorts: number[];
   graphqlPorts: number[];
+  /** What the endpoints let in. */
+  access: { apis: string; hostAllowlist: string; corsOrigins: string | undefined };
   close(): Promise<void>;
 }
 
@@ -72,7 +79,10 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
   const listed = extraDataValidators(genesis);
   if (listed.length !== n || listed.some((a, i) => a !== keys[i].address))
     throw new UsageError(`${genesisFile} was made for another validator set; use another --data-path or the same --validators`);
-  const apis = flags['rpc-api'] ?? 'ETH,NET,WEB3,QBFT,TXPOOL,ADMIN,MINER,DEBUG';
+  const apis = flags['rpc-api'] ?? NETWORK_DEFAULT_APIS;
+  // Besu's safe defaults: only local host names, no cross-origin pages; flags open them up.
+  const hostAllowlist = flags['host-allowlist'] ?? 'localhost,127.0.0.1';
+  const corsOrigins = flags['rpc-http-cors-origins'];
   const hub = new LoopbackNetwork();
   const nodes: LiveNode[] = [];
   const close = async () => {
@@ -93,7 +103,8 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
         '--rpc-http-enabled', '--rpc-http-port', String(port(0)), '--rpc-http-api', apis,
         '--rpc-ws-enabled', '--rpc-ws-port', String(port(1)), '--rpc-ws-api', apis,
         '--graphql-http-enabled', '--graphql-http-port', String(port(2)),
-        '--host-allowlist', '*', '--rpc-http-cors-origins', '*',
+        '--host-allowlist', hostAllowlist,
+        ...(corsOrigins !== undefined ? ['--rpc-http-cors-origins', corsOrigins] : []),
         '--min-gas-price', '0',
       ]);
       const live = await startLiveNode(opts, {
@@ -115,6 +126,7 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     httpPorts: nodes.map((l) => l.servers.httpPort ?? 0),
     wsPorts: nodes.map((l) => l.servers.wsPort ?? 0),
     graphqlPorts: nodes.map((l) => l.graphqlPort ?? 0),
+    access: { apis, hostAllowlist, corsOrigins },
     close,
   };
 }
@@ -123,6 +135,10 @@ export function describeNetwork(net: RunningNetwork): string {
   const lines = ['qbft-lab network: QBFT validators on the real clock', ''];
   net.nodes.forEach((l, i) =>
     lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql`),
+  );
+  lines.push(
+    '',
+    `APIs ${net.access.apis}; host allowlist ${net.access.hostAllowlist}; CORS origins ${net.access.corsOrigins ?? 'none (web pages cannot call: see --rpc-http-cors-origins)'}`,
   );
   lines.push('', "Funded accounts (Besu's public development keys; never use them on a real network):");
   for (const a of BESU_TEST_ACCOUNTS) lines.push(`  ${a.address}  0x${Buffer.from(a.privateKey).toString('hex')}`);
