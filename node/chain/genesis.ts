@@ -493,6 +493,16 @@ export function parseGenesis(input: string | unknown): Genesis {
   return genesis;
 }
 
+/**
+ * The same genesis under another `config` object (as stored by an earlier start): the chain rules
+ * are read again from it; header fields and alloc stay, since they fix the genesis block.
+ */
+export function withConfig(genesis: Genesis, rawConfig: unknown): Genesis {
+  const config = optionalObject((normalizeKeys({ config: rawConfig }) as Json).config, 'config');
+  const { forkBlocks, forkTimestamps } = parseForks(config);
+  return { ...genesis, chainId: parseChainId(config), config, consensus: consensusOf(config), qbft: parseQbftOptions(config.qbft), transitions: parseTransitions(config), forkBlocks, forkTimestamps };
+}
+
 export function loadGenesisFile(path: string): Genesis {
   let text: string;
   try {

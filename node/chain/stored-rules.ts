@@ -1,0 +1,85 @@
+/**
+ * A restart may bring a new genesis configuration (operators add `transitions` to change the block
+ * period, reward, validators or selection mode). It may change the rules of blocks not yet made,
+ * never those of blocks a node has stored: those blocks were sealed under the old rules, and
+ * re-reading them under new ones would silently rewrite history. This module finds the first stored
+ * block whose rules differ between the configuration it was stored under and the new one.
+ */
+import { QbftForkSchedule, type QbftForkParams } from './fork-schedule.ts';
+import type { Genesis } from './genesis.ts';
+
+export interface StoredBlockRef {
+  number: number;
+  timestamp: number;
+}
+
+export interface RulesChange {
+  /** The first stored block whose rules differ. */
+  block: number;
+  /** What differs, old -> new. */
+  what: string;
+}
+
+const PARAM_FIELDS = ['blockPeriodSeconds', 'blockPeriodMilliseconds', 'emptyBlockPeriodSeconds', 'blockReward', 'miningBeneficiary', 'validatorSelectionMode', 'validatorContractAddress', 'validators'] as const;
+
+function show(v: unknown): string {
+  if (v === undefined || v === null) return 'unset';
+  if (Array.isArray(v)) return `[${v.join(',')}]`;
+  return String(v);
+}
+
+function paramsChange(a: QbftForkParams, b: QbftForkParams): string | undefined {
+  const changed = PARAM_FIELDS.filter((f) => show(a[f]) !== show(b[f]));
+  return changed.length === 0 ? undefined : changed.map((f) => `${f} ${show(a[f])} -> ${show(b[f])}`).join(', ');
+}
+
+/**
+ * The first of blocks 1..head (`stored(n)` gives each) whose rules differ between `before` and
+ * `after`: chain id, consensus, a hardfork activated at or before it, or (QBFT) the options in
+ * force for it, compared both by its own timestamp and by its parent's, as Besu's call sites use
+ * either (see fork-schedule.ts).
+ */
+export function firstRulesChange(before: Genesis, after: Genesis, head: number, stored: (n: number) => StoredBlockRef): RulesChange | undefined {
+  if (head < 1) return undefined;
+  if (before.chainId !== after.chainId) return { block: 1, what: `chainId ${before.chainId} -> ${after.chainId}` };
+  if (before.consensus !== after.consensus) return { block: 1, what: `consensus ${show(before.consensus)} -> ${show(after.consensus)}` };
+  let first: RulesChange | undefined;
+  const note = (change: RulesChange | undefined) => {
+    if (change && (!first || change.block < first.block)) first = change;
+  };
+  for (const name of new Set([...Object.keys(before.forkBlocks), ...Object.keys(after.forkBlocks)])) {
+    const a = before.forkBlocks[name];
+    const b = after.forkBlocks[name];
+    if (a === b) continue;
+    const from = Math.max(1, Math.min(a ?? Infinity, b ?? Infinity));
+    if (from <= head) note({ block: from, what: `${name}Block ${show(a)} -> ${show(b)}` });
+  }
+  for (const name of new Set([...Object.keys(before.forkTimestamps), ...Object.keys(after.forkTimestamps)])) {
+    const a = before.forkTimestamps[name];
+    const b = after.forkTimestamps[name];
+    if (a === b) continue;
+    const from = Math.min(a ?? Infinity, b ?? Infinity);
+    for (let n = 1; n <= head; n++) {
+      if (stored(n).timestamp >= from) {
+        note({ block: n, what: `${name}Time ${show(a)} -> ${show(b)}` });
+        break;
+      }
+    }
+  }
+  if (before.consensus === 'qbft' && after.consensus === 'qbft') {
+    const old = new QbftForkSchedule(before);
+    const next = new QbftForkSchedule(after);
+    const limit = first?.block ?? head;
+    let parentTimestamp = before.timestamp;
+    for (let n = 1; n <= limit; n++) {
+      const { timestamp } = stored(n);
+      const change = paramsChange(old.paramsAt(n, timestamp), next.paramsAt(n, timestamp)) ?? paramsChange(old.paramsAt(n, parentTimestamp), next.paramsAt(n, parentTimestamp));
+      if (change) {
+        note({ block: n, what: change });
+        break;
+      }
+      parentTimestamp = timestamp;
+    }
+  }
+  return first;
+}
