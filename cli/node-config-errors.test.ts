@@ -69,3 +69,34 @@ test('a data path whose database another node holds names --data-path', async (t
     await store.close();
   }
 });
+
+test('a restart with transitions at stored blocks is refused, naming the block, the change and the head; one above the head starts', async (t) => {
+  const { parseNodeOptions } = await import('../node/cli/node-options.ts');
+  const { startLiveNode } = await import('../node/cli/live-node.ts');
+  const key = validatorKeys(1)[0];
+  const dataPath = join(dir, 'history');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(dataPath, { recursive: true });
+  writeFileSync(join(dataPath, 'key'), Buffer.from(key.privateKey).toString('hex'));
+  const base = buildSimGenesis({ validators: [key.address], startTimeSeconds: Math.floor(Date.now() / 1000) }) as { config: Record<string, unknown> };
+  const file = (name: string, qbft: unknown[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify({ ...base, config: { ...base.config, transitions: { qbft } } }));
+    return path;
+  };
+  const start = async (genesis: string) => startLiveNode(parseNodeOptions(['--genesis-file', genesis, '--data-path', dataPath]), { p2pEnabled: false });
+  const first = await start(file('g0.json', []));
+  while (first.node.chain.head().number < 3) await new Promise((r) => setTimeout(r, 100));
+  await first.close();
+
+  await fails(t, ['node', '--genesis-file', file('g1.json', [{ block: 2, blockreward: '1000' }]), '--data-path', dataPath], /--genesis-file .*g1\.json: the genesis configuration changes the rules of stored block 2 \(blockReward 0 -> 1000\) and the chain head is \d+/);
+  await fails(t, ['node', '--genesis-file', file('g2.json', [{ block: 1, validatorselectionmode: 'contract', validatorcontractaddress: '0x0000000000000000000000000000000000008888' }]), '--data-path', dataPath], /stored block 1 \(validatorSelectionMode blockheader -> contract/);
+
+  const later = await start(file('g3.json', [{ block: 100_000, blockreward: '1000' }]));
+  t.true(later.node.chain.head().number >= 3, 'the stored chain is kept');
+  await later.close();
+  // The configuration that started last is what stored blocks are now held to: dropping the future transition is fine.
+  const again = await start(file('g4.json', []));
+  await again.close();
+  t.pass();
+});

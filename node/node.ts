@@ -11,7 +11,8 @@ import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './cha
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
-import type { Genesis } from './chain/genesis.ts';
+import { withConfig, type Genesis } from './chain/genesis.ts';
+import { StoredHistoryError, firstRulesChange } from './chain/stored-rules.ts';
 import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
 import { checkOmmers } from './chain/ommer-rules.ts';
 import { EXPECTED_MIX_HASH, validateHeader, type HeaderFacts, type HeaderRule } from './chain/header-rules.ts';
@@ -156,6 +157,7 @@ export class QbftNode {
     });
     const genesisBlock = await createGenesisBlock(genesis, this.common);
     this.chain = await Chain.open(runtime.store, genesisBlock, this.common, this.hashOf);
+    await this.checkStoredRules();
     if (this.bft)
       this.validators = new ValidatorSets(
       this.schedule,
@@ -259,7 +261,24 @@ export class QbftNode {
     this.engine?.close();
   }
 
-  /** Re-executes the stored canonical chain to rebuild state after a restart. */
+  /**
+   * Refuses a genesis configuration that would change the rules of blocks already stored (a
+   * transition, selection-mode switch or hardfork placed at or below the head), then records the
+   * configuration the stored blocks are held to from now on.
+   */
+  private async checkStoredRules(): Promise<void> {
+    const { store } = this.runtime;
+    const head = this.chain.head().number;
+    const raw = await store.get(STORED_CONFIG_KEY);
+    if (raw !== undefined && head > 0) {
+      const before = withConfig(this.config.genesis, JSON.parse(new TextDecoder().decode(raw)));
+      const change = firstRulesChange(before, this.config.genesis, head, (n) => this.chain.canonicalAt(n)!);
+      if (change) throw new StoredHistoryError(change, head);
+    }
+    await store.write([{ key: STORED_CONFIG_KEY, value: new TextEncoder().encode(JSON.stringify(this.config.genesis.config)) }]);
+  }
+
+  /** Re-executes the stored canonical chain to rebuild state after a restart; never rewrites it. */
   private async replayStoredChain(): Promise<void> {
     for (let n = 1; n <= this.chain.head().number; n++) {
       const entry = this.chain.canonicalAt(n)!;
@@ -268,11 +287,7 @@ export class QbftNode {
         const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block), this.executeOptions(entry.block));
         this.remember(entry.hash, result.receipts);
       } catch (err) {
-        // The stored chain no longer fits this node's genesis (for example a transition placed in the
-        // past): keep what still validates and let sync and consensus continue from there.
-        this.runtime.log.trace({ kind: 'stored-chain-invalid', number: n, reason: (err as Error).message });
-        await this.chain.rewindTo(n - 1);
-        return;
+        throw new StoredHistoryError({ block: n, what: `it no longer executes: ${(err as Error).message}` }, this.chain.head().number);
       }
     }
   }
@@ -654,6 +669,9 @@ export class QbftNode {
   }
 }
 
+
+/** The genesis `config` the stored blocks were last accepted under. */
+const STORED_CONFIG_KEY = 'meta:genesis-config';
 
 export async function createNode(config: NodeConfig, runtime: Runtime): Promise<QbftNode> {
   const node = new QbftNode(config, runtime);

@@ -25,6 +25,7 @@ import { PausableTimers } from './pausable-timers.ts';
 import { byzantineTransport, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
 import type { NodeKey } from './keys.ts';
 import type { BugSwitches } from '../node/bugs/bug-switches.ts';
+import { StoredHistoryError } from '../node/chain/stored-rules.ts';
 
 export const SIM_START_TIME_MS = 1_700_000_000_000;
 
@@ -193,20 +194,27 @@ export class World {
     sim.status = 'up';
     this.book = undefined;
     this.trace.record(kernel.nowMs(), name, { kind: 'node-started', wiped: opts.wipe === true });
-    sim.node = await createNode(
-      {
-        name,
-        genesis: sim.genesis,
-        privateKey: sim.key.privateKey,
-        earlyRoundChange: sim.earlyRoundChange,
-        gossip: this.gossip,
-        layout: this.options.wireLayout,
-        bugs: this.options.bugs,
-        minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
-        sharedExecution: { store: this.stateStore, memo: this.memoFor(sim.genesis) },
-      },
-      runtime,
-    );
+    try {
+      sim.node = await createNode(
+        {
+          name,
+          genesis: sim.genesis,
+          privateKey: sim.key.privateKey,
+          earlyRoundChange: sim.earlyRoundChange,
+          gossip: this.gossip,
+          layout: this.options.wireLayout,
+          bugs: this.options.bugs,
+          minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
+          sharedExecution: { store: this.stateStore, memo: this.memoFor(sim.genesis) },
+        },
+        runtime,
+      );
+    } catch (err) {
+      if (!(err instanceof StoredHistoryError)) throw err;
+      // As a live node does: it refuses to start, and stays down.
+      this.trace.record(kernel.nowMs(), name, { kind: 'node-start-refused', block: err.change.block, head: err.head, reason: err.change.what });
+      this.crash(name);
+    }
   }
 
   crash(name: string): void {

@@ -83,3 +83,18 @@ export function firstRulesChange(before: Genesis, after: Genesis, head: number, 
   }
   return first;
 }
+
+/** A node refuses to start rather than change the rules of blocks it has stored. */
+export class StoredHistoryError extends Error {
+  readonly change: RulesChange;
+  readonly head: number;
+  constructor(change: RulesChange, head: number) {
+    super(
+      `the genesis configuration changes the rules of stored block ${change.block} (${change.what}) and the chain head is ${head}: ` +
+        `stored history is never rewritten; a transition must name a block above the head (or, when transitions compare timestamps, a later time), or restore the previous genesis`,
+    );
+    this.name = 'StoredHistoryError';
+    this.change = change;
+    this.head = head;
+  }
+}

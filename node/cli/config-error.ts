@@ -3,6 +3,7 @@
  * use, a database another process holds) become one-line usage errors naming the option or file.
  */
 import { GenesisError } from '../chain/genesis.ts';
+import { StoredHistoryError } from '../chain/stored-rules.ts';
 import { ListenError } from '../rpc/transports/listen.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -17,6 +18,7 @@ const OPTION_OF_LISTENER: Record<string, string> = {
 export function asConfigError(err: unknown, context: { genesisFile?: string; dataPath?: string } = {}): unknown {
   if (err instanceof UsageError) return err;
   if (err instanceof GenesisError) return new UsageError(`--genesis-file${context.genesisFile ? ` ${context.genesisFile}` : ''}: ${err.message}`);
+  if (err instanceof StoredHistoryError) return new UsageError(`--genesis-file${context.genesisFile ? ` ${context.genesisFile}` : ''}: ${err.message}`);
   if (err instanceof ListenError) return new UsageError(`${OPTION_OF_LISTENER[err.listener] ?? err.listener}: ${err.message}`);
   const code = (err as { code?: unknown } | null)?.code;
   if (context.dataPath !== undefined && (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_LOCKED' || code === 'EACCES' || code === 'EROFS'))
