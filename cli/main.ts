@@ -33,7 +33,7 @@ Usage:
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
                    [--chain-id ID] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
-                   [--rpc-http-cors-origins LIST]
+                   [--rpc-http-cors-origins LIST] [--metrics-enabled]
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
@@ -232,6 +232,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
           'rpc-api': { type: 'string' },
           'host-allowlist': { type: 'string' },
           'rpc-http-cors-origins': { type: 'string' },
+          'metrics-enabled': { type: 'boolean' },
           duration: { type: 'string' },
         });
         if (positionals.length > 0) throw new UsageError(`network: unexpected argument '${positionals[0]}'`);

@@ -1,9 +1,10 @@
 /**
  * `qbft-lab network --validators N`: N validators in one process on the real clock, connected by an
  * in-process hub, each with its own LevelDB store and JSON-RPC endpoints. Node 0 listens on Besu's
- * default ports; node i on the defaults + 10*i. The generated genesis funds Besu's well-known
- * development accounts, so any Besu tutorial works against it. The validator keys are the
- * simulator's deterministic test keys: never use this network for anything of value.
+ * default ports; node i on the defaults + 10*i (--metrics-enabled: metrics on the base port + 1000,
+ * Besu's 9545 for node 0, + 10*i). The generated genesis funds Besu's well-known development
+ * accounts, so any Besu tutorial works against it. The validator keys are the simulator's
+ * deterministic test keys: never use this network for anything of value.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +31,7 @@ export interface NetworkFlags {
   'rpc-api'?: string;
   'host-allowlist'?: string;
   'rpc-http-cors-origins'?: string;
+  'metrics-enabled'?: boolean;
   'duration'?: string;
 }
 
@@ -41,6 +43,8 @@ export interface RunningNetwork {
   httpPorts: number[];
   wsPorts: number[];
   graphqlPorts: number[];
+  /** Bound metrics ports; empty without --metrics-enabled. */
+  metricsPorts: number[];
   /** What the endpoints let in. */
   access: { apis: string; hostAllowlist: string; corsOrigins: string | undefined };
   close(): Promise<void>;
@@ -61,6 +65,8 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
   const n = intFlag(flags.validators, '--validators', 4, 1, 32);
   const basePort = intFlag(flags['base-port'], '--base-port', 8545, 0, 65000);
   const dataPath = flags['data-path'] ?? join('build', 'network');
+  if (flags['metrics-enabled'] && basePort !== 0 && basePort + 1000 + 10 * (n - 1) > 65535)
+    throw new UsageError(`--base-port ${basePort}: with --metrics-enabled, ${n} nodes need metrics ports up to ${basePort + 1000 + 10 * (n - 1)}, above 65535`);
   const keys = validatorKeys(n);
   // The generated genesis is kept in the data path, so a restarted network resumes its chain.
   const genesisFile = join(dataPath, 'genesis.json');
@@ -106,6 +112,7 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
         '--host-allowlist', hostAllowlist,
         ...(corsOrigins !== undefined ? ['--rpc-http-cors-origins', corsOrigins] : []),
         '--min-gas-price', '0',
+        ...(flags['metrics-enabled'] ? ['--metrics-enabled', '--metrics-port', String(port(1000))] : []),
       ]);
       const live = await startLiveNode(opts, {
         name,
@@ -126,6 +133,7 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     httpPorts: nodes.map((l) => l.servers.httpPort ?? 0),
     wsPorts: nodes.map((l) => l.servers.wsPort ?? 0),
     graphqlPorts: nodes.map((l) => l.graphqlPort ?? 0),
+    metricsPorts: flags['metrics-enabled'] ? nodes.map((l) => l.metricsPort ?? 0) : [],
     access: { apis, hostAllowlist, corsOrigins },
     close,
   };
@@ -133,9 +141,10 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
 
 export function describeNetwork(net: RunningNetwork): string {
   const lines = ['qbft-lab network: QBFT validators on the real clock', ''];
-  net.nodes.forEach((l, i) =>
-    lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql`),
-  );
+  net.nodes.forEach((l, i) => {
+    const metrics = net.metricsPorts[i] === undefined ? '' : `  metrics http://127.0.0.1:${net.metricsPorts[i]}/metrics`;
+    lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql${metrics}`);
+  });
   lines.push(
     '',
     `APIs ${net.access.apis}; host allowlist ${net.access.hostAllowlist}; CORS origins ${net.access.corsOrigins ?? 'none (web pages cannot call: see --rpc-http-cors-origins)'}`,

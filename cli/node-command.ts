@@ -11,6 +11,7 @@ export async function nodeCommand(args: string[], io: Io): Promise<number> {
   if (servers.httpPort !== undefined) io.out(`  JSON-RPC HTTP  http://${opts.rpcHttp.host}:${servers.httpPort}`);
   if (servers.wsPort !== undefined) io.out(`  JSON-RPC WS    ws://${opts.rpcWs.host}:${servers.wsPort}`);
   if (servers.ipcPath !== undefined) io.out(`  JSON-RPC IPC   ${servers.ipcPath}`);
+  if (live.metricsPort !== undefined) io.out(`  Metrics        http://${opts.metrics.host}:${live.metricsPort}/metrics`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

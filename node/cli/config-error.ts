@@ -12,6 +12,7 @@ const OPTION_OF_LISTENER: Record<string, string> = {
   Websocket: '--rpc-ws-port',
   'GraphQL HTTP': '--graphql-http-port',
   IPC: '--Xrpc-ipc-path',
+  Metrics: '--metrics-port',
 };
 
 /** The usage error for a configuration failure, or the error itself when it is something else. */

@@ -22,6 +22,8 @@ import { startRpcServers, type EndpointAuth, type RpcServers } from '../rpc/rpc-
 import { liveness, readiness } from '../rpc/transports/health.ts';
 import { startGraphqlHttp, type GraphqlHttpServer } from '../rpc/transports/graphql-http.ts';
 import { createGraphqlHandler } from '../rpc/graphql/handler.ts';
+import { startNodeMetricsServer } from '../metrics/node-metrics-server.ts';
+import type { MetricsHttpServer } from '../metrics/metrics-http.ts';
 import type { AuthSettings, NodeOptions } from './node-options.ts';
 import { createAuthHook, type AuthOptions } from '../rpc/transports/authentication.ts';
 import { asConfigError } from './config-error.ts';
@@ -31,6 +33,8 @@ export interface LiveNode {
   node: QbftNode;
   servers: RpcServers;
   graphqlPort?: number;
+  /** The bound metrics port when --metrics-enabled. */
+  metricsPort?: number;
   close(): Promise<void>;
 }
 
@@ -196,11 +200,25 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       throw asConfigError(err);
     }
   }
+  let metrics: MetricsHttpServer | undefined;
+  if (opts.metrics.enabled) {
+    try {
+      metrics = await startNodeMetricsServer(node, opts.metrics, opts.hostAllowlist, (error) => log.log('error', 'metrics error', { error: String(error) }));
+    } catch (err) {
+      await graphql?.close();
+      await servers.close();
+      rpc.close();
+      await core.close();
+      throw asConfigError(err);
+    }
+  }
   return {
     node,
     servers,
     graphqlPort: graphql?.port,
+    metricsPort: metrics?.port,
     async close() {
+      await metrics?.close();
       await graphql?.close();
       await servers.close();
       rpc.close();

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
 import { parseApiList } from '../rpc/registry.ts';
+import { DEFAULT_CATEGORY_NAMES, parseMetricCategories } from '../metrics/categories.ts';
 
 type Kind = 'string' | 'boolean' | 'int' | 'list';
 
@@ -56,6 +57,11 @@ export const NODE_OPTIONS = {
   'Xrpc-ipc-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
   'host-allowlist': { kind: 'list', default: ['localhost', '127.0.0.1'] },
   'Xqbft-enable-early-round-change': { kind: 'boolean', default: false },
+  // Besu's MetricsOptions / MetricsConfiguration defaults.
+  'metrics-enabled': { kind: 'boolean', default: false },
+  'metrics-host': { kind: 'string', default: '127.0.0.1' },
+  'metrics-port': { kind: 'int', default: 9545 },
+  'metrics-category': { kind: 'list', default: [...DEFAULT_CATEGORY_NAMES] },
 } satisfies Record<string, OptionSpec>;
 
 export type NodeOptionName = keyof typeof NODE_OPTIONS;
@@ -79,6 +85,8 @@ export interface NodeOptions {
   rpcWs: { enabled: boolean; host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; auth: AuthSettings };
   ipc: { enabled: boolean; path: string; apis: string[] };
   graphql: { enabled: boolean; host: string; port: number };
+  /** `categories`: enabled metric category names, lower case. */
+  metrics: { enabled: boolean; host: string; port: number; categories: Set<string> };
   hostAllowlist: string[];
   earlyRoundChange: boolean;
 }
@@ -168,6 +176,13 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       throw new UsageError((err as Error).message);
     }
   };
+  const metricCategories = (): Set<string> => {
+    try {
+      return parseMetricCategories(get<string[]>('metrics-category'));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  };
   const dataPath = get<string>('data-path');
   const networkId = get<string | undefined>('network-id');
   const minGasPrice = get<string>('min-gas-price');
@@ -202,6 +217,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
     },
     ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: apis('Xrpc-ipc-api') },
     graphql: { enabled: get('graphql-http-enabled'), host: get('graphql-http-host'), port: get('graphql-http-port') },
+    metrics: { enabled: get('metrics-enabled'), host: get('metrics-host'), port: get('metrics-port'), categories: metricCategories() },
     hostAllowlist: get('host-allowlist'),
     earlyRoundChange: get('Xqbft-enable-early-round-change'),
   };
