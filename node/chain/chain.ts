@@ -168,21 +168,6 @@ export class Chain {
     return { removed, added: added.reverse() };
   }
 
-  /** Makes block `number` of the canonical chain the head, forgetting the blocks above it. */
-  async rewindTo(number: number): Promise<void> {
-    if (number >= this.headEntry.number) return;
-    const writes: Array<{ key: string; value: Uint8Array | undefined }> = [];
-    for (let n = number + 1; n < this.canonical.length; n++) {
-      const hash = this.canonical[n];
-      this.byHash.delete(hash);
-      writes.push({ key: canonKey(n), value: undefined }, { key: blockKey(hash), value: undefined });
-    }
-    this.canonical.length = number + 1;
-    this.headEntry = this.byHash.get(this.canonical[number])!;
-    writes.push({ key: HEAD_KEY, value: hexToBytes(this.headEntry.hash) });
-    await this.store.write(writes);
-  }
-
   /** Drops side-chain blocks more than `depth` below the head from memory (they stay in the store). */
   pruneSideChains(depth: number): void {
     const floor = this.headEntry.number - depth;

@@ -18,8 +18,7 @@ const OPTION_OF_LISTENER: Record<string, string> = {
 /** The usage error for a configuration failure, or the error itself when it is something else. */
 export function asConfigError(err: unknown, context: { genesisFile?: string; dataPath?: string } = {}): unknown {
   if (err instanceof UsageError) return err;
-  if (err instanceof GenesisError) return new UsageError(`--genesis-file${context.genesisFile ? ` ${context.genesisFile}` : ''}: ${err.message}`);
-  if (err instanceof StoredHistoryError) return new UsageError(`--genesis-file${context.genesisFile ? ` ${context.genesisFile}` : ''}: ${err.message}`);
+  if (err instanceof GenesisError || err instanceof StoredHistoryError) return new UsageError(`--genesis-file${context.genesisFile ? ` ${context.genesisFile}` : ''}: ${err.message}`);
   if (err instanceof ListenError) return new UsageError(`${OPTION_OF_LISTENER[err.listener] ?? err.listener}: ${err.message}`);
   const code = (err as { code?: unknown } | null)?.code;
   if (context.dataPath !== undefined && (code === 'LEVEL_DATABASE_NOT_OPEN' || code === 'LEVEL_LOCKED' || code === 'EACCES' || code === 'EROFS'))
