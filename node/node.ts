@@ -526,9 +526,9 @@ export class QbftNode {
     let timeDependent = false;
     if (Number(block.header.number) === height && bytesToHex(block.header.parentHash) === head.hash) {
       const problem = (await this.checkHeader(block, head, false)) ?? (await this.execute(block, head));
-      const persisted = problem ? undefined : this.persistedProposalConflict(block, height);
-      if (!problem && !persisted) result = proposedBlockFrom(block, rlp);
-      else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason: problem ?? persisted });
+      const reason = problem ?? this.persistedProposalConflict(block, height);
+      if (reason === undefined) result = proposedBlockFrom(block, rlp);
+      else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason });
       timeDependent = problem?.startsWith(`${TIME_DEPENDENT_RULE}:`) === true;
     }
     // A block from the future may become valid as time passes: that verdict depends on the clock, so it is not kept.

@@ -26,7 +26,8 @@
  *   sent (so neither a sender reusing its buffer nor a receiver mutating what it got can affect
  *   anyone else); `copyBytes: false` passes the sender's Uint8Array through (treat as immutable).
  */
-import type { PeerId, TraceEvent, Transport, TransportHandlers, WireMessage } from '../node/runtime/ports.ts';
+import type { PeerId, Transport, TransportHandlers, WireMessage } from '../node/runtime/ports.ts';
+import type { NetworkTraceEvent } from './trace-events.ts';
 import type { SimKernel } from './kernel.ts';
 import type { SeededRandom } from './random.ts';
 
@@ -86,7 +87,7 @@ export interface VirtualNetworkOptions {
    * send it belongs to (a duplicate shares its original's id). No `node` or `t` fields, so events
    * can go to the trace as they are.
    */
-  onEvent?: (e: TraceEvent) => void;
+  onEvent?: (e: NetworkTraceEvent) => void;
 }
 
 interface Endpoint {
@@ -220,7 +221,7 @@ export class VirtualNetwork {
   private readonly maxInFlightPerLink: number;
   private readonly maxMessageBytes: number;
   private readonly copyBytes: boolean;
-  private readonly onEvent: ((e: TraceEvent) => void) | undefined;
+  private readonly onEvent: ((e: NetworkTraceEvent) => void) | undefined;
   private readonly counters: NetworkStats = { sent: 0, delivered: 0, dropped: 0, duplicated: 0 };
   private readonly dropReasons = new Map<DropReason, number>();
   private taps: Array<(from: PeerId, message: WireMessage) => void> = [];

@@ -7,11 +7,11 @@ import { Dispatcher } from '../node/rpc/dispatcher.ts';
 import { createNodeRpc } from '../node/rpc/node-rpc.ts';
 import { ALL_API_GROUPS, MethodRegistry } from '../node/rpc/registry.ts';
 import { InProcessRpc } from '../node/rpc/transports/in-process.ts';
-import type { TraceEvent } from '../node/runtime/ports.ts';
+import type { InProcessRecord } from '../node/rpc/transports/in-process.ts';
 
 const clients = new WeakMap<QbftNode, InProcessRpc>();
 
-export function rpcClientFor(node: QbftNode, record: (event: TraceEvent) => void): InProcessRpc {
+export function rpcClientFor(node: QbftNode, record: (event: InProcessRecord) => void): InProcessRpc {
   let client = clients.get(node);
   if (!client) {
     const rpc = createNodeRpc(node);

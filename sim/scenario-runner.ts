@@ -134,6 +134,11 @@ function transitionSpecs(steps: TransitionStep[] | undefined, names: Map<string,
   return { transitions, contracts };
 }
 
+/** A field a scenario file names by string (the schema cannot know which). */
+function fieldOf(line: TraceLine, name: string): unknown {
+  return Object.hasOwn(line, name) ? (line as unknown as Record<string, unknown>)[name] : undefined;
+}
+
 function genesisFor(s: Scenario, validators: NodeKey[], names: Map<string, NodeKey>, transitionsOverride?: TransitionStep[]): Record<string, unknown> {
   const g = s.genesis ?? {};
   const { transitions, contracts } = transitionSpecs(transitionsOverride ?? g.transitions, names);
@@ -256,22 +261,22 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const reorgNodes = new Set<string>();
   const removedLogs = new Map<string, number>();
   const tracedKinds = new Set(s.expect.flatMap((e) => (e.kind === 'trace-event' ? [e.event] : [])));
-  const traceCounts = new Map<string, Array<Record<string, unknown>>>();
+  const traceCounts = new Map<string, TraceLine[]>();
   world.trace.subscribe((line: TraceLine) => {
     if (!line.node || !honest(line.node)) return;
     if (line.kind === 'round-started') {
-      const round = line.round as number;
+      const round = line.round;
       if (round > 0) roundsStarted.set(`${line.height}/${round}`, round);
-      if (timeouts.length < 10_000) timeouts.push({ round, timeoutMs: line.timeoutMs as number });
+      if (timeouts.length < 10_000) timeouts.push({ round, timeoutMs: line.timeoutMs });
     } else if (line.kind === 'reorg') {
       reorgNodes.add(line.node);
-      const logs = (line.removedLogs as number | undefined) ?? 0;
+      const logs = line.removedLogs;
       if (logs > 0) removedLogs.set(line.node, (removedLogs.get(line.node) ?? 0) + logs);
     }
     if (tracedKinds.has(line.kind)) {
       let list = traceCounts.get(line.kind);
       if (!list) traceCounts.set(line.kind, (list = []));
-      if (list.length < 10_000) list.push(line as Record<string, unknown>);
+      if (list.length < 10_000) list.push(line);
     }
   });
 
@@ -428,7 +433,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       }
       case 'trace-event': {
         const seen = traceCounts.get(e.event) ?? [];
-        return seen.filter((fields) => !e.nonNullField || (fields[e.nonNullField] !== null && fields[e.nonNullField] !== undefined)).length >= e.min;
+        return seen.filter((line) => !e.nonNullField || fieldOf(line, e.nonNullField) != null).length >= e.min;
       }
       case 'removed-logs': {
         const nodesWithRemoved = new Set(removedLogs.keys());

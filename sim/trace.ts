@@ -17,7 +17,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { Log, LogLevel, TraceEvent } from '../node/runtime/ports.ts';
+import type { Log, LogLevel } from '../node/runtime/ports.ts';
+import type { NodeTraceEvent, LogTraceEvent } from '../node/runtime/trace-events.ts';
+import type { TraceEvent, TraceLine } from './trace-events.ts';
 import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
 import type { SimKernel } from './kernel.ts';
 
@@ -25,7 +27,7 @@ const DEFAULT_MAX_EVENTS = 2_000_000;
 const FLUSH_CHARS = 1 << 16;
 const MAX_READ_BYTES = 512 * 1024 * 1024;
 
-export type TraceLine = { t: number; node: string | null } & TraceEvent;
+export type { TraceEvent, TraceLine } from './trace-events.ts';
 
 export type TraceHasherKind = 'native' | 'noble';
 
@@ -128,7 +130,7 @@ function keyPrefix(key: string): string {
 }
 
 /** The canonical JSON line for one event (no trailing newline). */
-export function encodeTraceLine(timeMs: number, node: string | null, event: TraceEvent): string {
+export function encodeTraceLine<E extends { readonly kind: string }>(timeMs: number, node: string | null, event: E): string {
   if (typeof event !== 'object' || event === null || typeof event.kind !== 'string') {
     throw new TypeError('trace: event must be an object with a string kind');
   }
@@ -138,7 +140,7 @@ export function encodeTraceLine(timeMs: number, node: string | null, event: Trac
     const key = keys[i]!;
     if (key === 'kind') continue;
     if (key === 't' || key === 'node') throw new Error(`trace: event ${event.kind} has a field named "${key}", which the line format reserves`);
-    const enc = encodeValue(event[key]);
+    const enc = encodeValue((event as unknown as Record<string, unknown>)[key]);
     if (enc !== undefined) line += keyPrefix(key) + enc;
   }
   return line + '}';
@@ -263,7 +265,7 @@ export function simLog(trace: TraceRecorder, kernel: SimKernel, node: string, op
   const min = opts.recordLevel === 'none' ? Number.POSITIVE_INFINITY : LEVELS[opts.recordLevel ?? 'warn'];
   const echo = opts.echo ?? false;
   return {
-    trace(event: TraceEvent): void {
+    trace(event: NodeTraceEvent): void {
       trace.record(kernel.nowMs(), node, event);
     },
     log(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
@@ -273,7 +275,7 @@ export function simLog(trace: TraceRecorder, kernel: SimKernel, node: string, op
         process.stderr.write(`[${kernel.nowMs()}] ${node} ${level}: ${message}${extra}\n`);
       }
       if (n < min) return;
-      const ev: TraceEvent = { kind: 'log', level, message };
+      const ev: LogTraceEvent = { kind: 'log', level, message };
       if (fields !== undefined) ev.fields = fields;
       trace.record(kernel.nowMs(), node, ev);
     },

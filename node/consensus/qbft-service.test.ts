@@ -2,6 +2,7 @@
 import test from 'ava';
 import { NO_BUGS } from '../bugs/bug-switches.ts';
 import { bytesToHex, utf8ToBytes, type Hex } from '../crypto/bytes.ts';
+import type { NodeTraceEvent } from '../runtime/trace-events.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import type { Log, TimerHandle, Timers } from '../runtime/ports.ts';
@@ -16,7 +17,7 @@ const keys = [1, 2, 3, 4]
 
 function harness(limits = { duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10 }) {
   const sent: Array<{ code: number; except: string[] }> = [];
-  const traces: Array<Record<string, unknown>> = [];
+  const traces: NodeTraceEvent[] = [];
   let nextTimer = 1;
   const timers: Timers = { setTimer: (): TimerHandle => nextTimer++, cancelTimer: () => {} };
   const log: Log = { log: () => {}, trace: (e) => void traces.push(e) };

@@ -363,8 +363,8 @@ export class QbftService {
           }
           break;
         case 'trace':
-          if (action.kind === 'message-rejected') this.stats.rejected++;
-          this.deps.log.trace({ kind: action.kind, ...action.fields });
+          if (action.event.kind === 'message-rejected') this.stats.rejected++;
+          this.deps.log.trace(action.event);
           break;
       }
     }

@@ -4,7 +4,8 @@
  * simulator records in its trace) are written at debug level, so they show only with
  * `level: 'debug'`.
  */
-import type { Log, LogLevel, TraceEvent } from './ports.ts';
+import type { Log, LogLevel } from './ports.ts';
+import type { NodeTraceEvent } from './trace-events.ts';
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const LABEL: Record<LogLevel, string> = { debug: 'DEBUG', info: 'INFO ', warn: 'WARN ', error: 'ERROR' };
@@ -68,7 +69,7 @@ export class LiveLog implements Log {
     this.write(`${ts} ${LABEL[level]}${who} ${message}${formatFields(fields)}\n`);
   }
 
-  trace(event: TraceEvent): void {
+  trace(event: NodeTraceEvent): void {
     if (!this.enabled('debug')) return;
     const { kind, ...rest } = event;
     this.log('debug', `trace ${kind}`, rest);

@@ -23,7 +23,7 @@
  *   or `setAddress`; compared case-insensitively), never the node itself.
  * - Bytes are copied at send (one copy per message) unless `copyBytes: false`.
  */
-import type { PeerId, TraceEvent, Transport, TransportHandlers, WireMessage } from './ports.ts';
+import type { PeerId, Transport, TransportHandlers, WireMessage } from './ports.ts';
 
 export interface LoopbackNetworkOptions {
   /** Undelivered messages per directed link; beyond it, sends are dropped ('overflow'). Default 10,000. */
@@ -37,8 +37,12 @@ export interface LoopbackNetworkOptions {
   /** Handler failures. Default: console.error. */
   onError?: (error: unknown, context: { node: PeerId; event: string }) => void;
   /** Observer, called synchronously: msg-dropped {from,to,reason}, peer-connected / peer-disconnected {local, peer}. */
-  onEvent?: (e: TraceEvent) => void;
+  onEvent?: (e: LoopbackEvent) => void;
 }
+
+export type LoopbackEvent =
+  | { kind: 'msg-dropped'; from: PeerId; to: PeerId; reason: LoopbackDropReason }
+  | { kind: 'peer-connected' | 'peer-disconnected'; local: PeerId; peer: PeerId };
 
 export type LoopbackDropReason = 'stale-transport' | 'not-connected' | 'too-large' | 'overflow' | 'link-down';
 

@@ -75,14 +75,14 @@ test('log: level filter, name, fields; trace events only at debug', (t) => {
   log.log('debug', 'hidden');
   log.log('info', 'imported block', { number: 5, hash: new Uint8Array([0xab, 0xcd]), big: 10n ** 20n, text: 'two words' });
   log.log('error', 'boom');
-  log.trace({ kind: 'qbft-round', round: 1 });
+  log.trace({ kind: 'round-timer-expired', height: 3, round: 1 });
   t.deepEqual(lines, [
     '1970-01-01T00:00:00.000Z INFO  [node0] imported block number=5 hash=0xabcd big=100000000000000000000 text="two words"\n',
     '1970-01-01T00:00:00.000Z ERROR [node0] boom\n',
   ]);
   const dbg: string[] = [];
   const dlog = new LiveLog({ level: 'debug', write: (l) => dbg.push(l), nowMs: () => 0 });
-  dlog.trace({ kind: 'qbft-round', round: 1, peers: ['a', 'b'] });
-  t.deepEqual(dbg, ['1970-01-01T00:00:00.000Z DEBUG trace qbft-round round=1 peers=["a","b"]\n']);
+  dlog.trace({ kind: 'reorg', removed: ['0xab'], added: ['0xcd'], removedLogs: 0 });
+  t.deepEqual(dbg, ['1970-01-01T00:00:00.000Z DEBUG trace reorg removed=["0xab"] added=["0xcd"] removedLogs=0\n']);
   t.is(formatFields(undefined), '');
 });

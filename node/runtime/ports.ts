@@ -3,6 +3,7 @@
  * runtime (node/runtime/live-*.ts) implement them; node code never reaches past them for time,
  * timers, randomness, network, storage or logging.
  */
+import type { NodeTraceEvent } from './trace-events.ts';
 
 export interface Clock {
   /** Milliseconds since the Unix epoch (virtual in the simulator). */
@@ -63,15 +64,10 @@ export interface Store {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export interface TraceEvent {
-  kind: string;
-  [field: string]: unknown;
-}
-
 export interface Log {
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
   /** A structured event for the trace (simulator) or the debug log (live). */
-  trace(event: TraceEvent): void;
+  trace(event: NodeTraceEvent): void;
 }
 
 export interface Runtime {

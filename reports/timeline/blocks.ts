@@ -69,13 +69,13 @@ export class BlockTracker {
     if (node === null) return;
     switch (line.kind) {
       case 'committed': {
-        const height = line.height as number;
-        this.commits.push({ node, height, round: line.round as number, atMs: t, digest: String(line.digest ?? ''), seals: (line.seals as number) ?? 0 });
+        const height = line.height;
+        this.commits.push({ node, height, round: line.round, atMs: t, digest: String(line.digest ?? ''), seals: line.seals ?? 0 });
         this.lastCommit.set(node, height);
         break;
       }
       case 'block-imported': {
-        const number = line.number as number;
+        const number = line.number;
         this.imports.push({
           node,
           number,
@@ -89,7 +89,7 @@ export class BlockTracker {
         break;
       }
       case 'block-rejected':
-        this.rejections.push({ node, number: line.number as number, hash: String(line.hash ?? ''), atMs: t, reason: String(line.reason ?? '') });
+        this.rejections.push({ node, number: line.number, hash: String(line.hash ?? ''), atMs: t, reason: String(line.reason ?? '') });
         break;
       case 'reorg':
         this.reorgs.push({

@@ -55,7 +55,7 @@ export class FaultTracker {
       }
       case 'partition': {
         this.endPartition(t);
-        const groups = Array.isArray(line.groups) ? (line.groups as unknown[]).map((g) => (Array.isArray(g) ? g.map(String) : [])) : [];
+        const groups = Array.isArray(line.groups) ? line.groups.map((g) => (Array.isArray(g) ? g.map(String) : [])) : [];
         const text = groups.map((g) => g.join(',')).join(' | ');
         this.start('partition|*', { node: null, kind: 'partition', startMs: t, detail: text, groups });
         for (const g of groups) {

@@ -4,7 +4,7 @@
  * a delivery is tied to its send exactly; traces without ids are paired first-in first-out per
  * (from, to, protocol, code).
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import type { TraceLine, TraceLineOf } from '../../sim/trace-events.ts';
 
 /** Names of the QBFT (istanbul/100) and eth/68 message codes. */
 const QBFT_NAMES: Record<number, string> = { 0x12: 'PROPOSAL', 0x13: 'PREPARE', 0x14: 'COMMIT', 0x15: 'ROUND_CHANGE' };
@@ -69,7 +69,7 @@ export class MessageTracker {
           return;
         }
         const protocol = String(line.protocol);
-        const code = line.code as number;
+        const code = line.code;
         const f: MessageFlight = {
           id: typeof line.id === 'number' ? line.id : null,
           from: String(line.from),
@@ -111,7 +111,7 @@ export class MessageTracker {
     }
   }
 
-  private find(line: TraceLine, consume: boolean): MessageFlight | undefined {
+  private find(line: TraceLineOf<'msg-held' | 'msg-delivered' | 'msg-dropped'>, consume: boolean): MessageFlight | undefined {
     if (typeof line.id === 'number') return this.byId.get(line.id);
     const q = this.fifo.get(keyOf(line));
     if (!q || q.length === 0) return undefined;
@@ -119,6 +119,6 @@ export class MessageTracker {
   }
 }
 
-function keyOf(line: TraceLine): string {
+function keyOf(line: TraceLineOf<'msg-sent' | 'msg-held' | 'msg-delivered' | 'msg-dropped'>): string {
   return `${String(line.from)}|${String(line.to)}|${String(line.protocol)}|${String(line.code)}`;
 }

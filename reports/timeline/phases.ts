@@ -8,7 +8,7 @@
  * - 'committed': it saw a quorum of commits (until the block is imported and the next height starts);
  * - 'down': crashed.
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import { heightOf, type TraceLine } from '../../sim/trace-events.ts';
 
 export type Phase = 'idle' | 'block-timer' | 'proposing' | 'round-change' | 'prepared' | 'committed' | 'down';
 
@@ -40,7 +40,7 @@ export class PhaseTracker {
   add(line: TraceLine, t: number): void {
     const node = line.node;
     if (node === null) return;
-    const h = typeof line.height === 'number' ? line.height : null;
+    const h = heightOf(line);
     switch (line.kind) {
       case 'node-started':
         this.enter(node, t, 'idle', null, null);
@@ -49,7 +49,7 @@ export class PhaseTracker {
         this.enter(node, t, 'block-timer', h, null);
         break;
       case 'round-started': {
-        const round = line.round as number;
+        const round = line.round;
         const cur = this.open.get(node);
         // A repeated round-started for the round it is already in changes nothing.
         if (cur && cur.height === h && cur.round === round && IN_ROUND.has(cur.phase)) return;
@@ -57,10 +57,10 @@ export class PhaseTracker {
         break;
       }
       case 'prepared':
-        this.enter(node, t, 'prepared', h, line.round as number);
+        this.enter(node, t, 'prepared', h, line.round);
         break;
       case 'committed':
-        this.enter(node, t, 'committed', h, line.round as number);
+        this.enter(node, t, 'committed', h, line.round);
         break;
       case 'block-imported': {
         // Traces without block-timer-set lines: a new head of a node in a round starts its wait.

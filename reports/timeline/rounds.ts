@@ -68,8 +68,7 @@ export class RoundTracker {
         this.cause.set(node, { atMs: t, reason: 'early' });
         break;
       case 'round-started': {
-        const height = line.height as number;
-        const round = line.round as number;
+        const { height, round } = line;
         const cur = this.open.get(node);
         if (cur && cur.height === height && cur.round === round) return;
         if (cur) this.close(node, t, cur.height === height ? 'round-change' : 'new-height');

@@ -3,7 +3,7 @@
  * lines. Traces written before those lines existed still work: nodes are then collected from the
  * lines that name them, and the parameters and verdict stay null.
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import type { RunNodeEntry, TraceLine, TraceLineOf, TraceViolation } from '../../sim/trace-events.ts';
 
 export type NodeRole = 'validator' | 'observer' | 'twin';
 
@@ -39,9 +39,9 @@ export interface RunViolation {
 
 function violationsOf(v: unknown): RunViolation[] {
   if (!Array.isArray(v)) return [];
-  return (v as Array<Record<string, unknown>>)
-    .filter((x) => typeof x === 'object' && x !== null && typeof x.checker === 'string')
-    .map((x) => ({ checker: x.checker as string, atMs: num(x.atMs) ?? 0, node: typeof x.node === 'string' ? x.node : null, height: num(x.height), round: num(x.round), reason: String(x.reason ?? '') }));
+  return v
+    .filter((x): x is Partial<TraceViolation> & { checker: string } => typeof x === 'object' && x !== null && typeof x.checker === 'string')
+    .map((x) => ({ checker: x.checker, atMs: num(x.atMs) ?? 0, node: typeof x.node === 'string' ? x.node : null, height: num(x.height), round: num(x.round), reason: String(x.reason ?? '') }));
 }
 
 export interface RunInfo {
@@ -87,8 +87,8 @@ export class RunInfoTracker {
   private originMs: number | undefined;
   private lastMs = 0;
   private lineCount = 0;
-  private started: TraceLine | undefined;
-  private finished: { t: number; line: TraceLine } | undefined;
+  private started: TraceLineOf<'run-started'> | undefined;
+  private finished: { t: number; line: TraceLineOf<'run-finished'> } | undefined;
   private readonly seen = new Set<string>();
 
   /** The first line fixes the origin; returns the line's time relative to it. */
@@ -122,13 +122,14 @@ export class RunInfoTracker {
 
   /** Nodes known so far, in run-started order or else by name. */
   nodes(): NodeInfo[] {
-    const declared = Array.isArray(this.started?.nodes) ? (this.started!.nodes as Array<Record<string, unknown>>) : [];
+    // A trace file may come from another version: check each field before trusting it.
+    const declared: Array<Partial<RunNodeEntry>> = Array.isArray(this.started?.nodes) ? this.started.nodes : [];
     const out: NodeInfo[] = declared
-      .filter((n) => typeof n.name === 'string')
+      .filter((n): n is Partial<RunNodeEntry> & { name: string } => typeof n?.name === 'string')
       .map((n) => ({
-        name: n.name as string,
+        name: n.name,
         address: typeof n.address === 'string' ? n.address : null,
-        role: n.role === 'validator' || n.role === 'observer' || n.role === 'twin' ? n.role : roleOfName(n.name as string),
+        role: n.role === 'validator' || n.role === 'observer' || n.role === 'twin' ? n.role : roleOfName(n.name),
         faulty: n.faulty === true,
       }));
     const known = new Set(out.map((n) => n.name));
@@ -148,13 +149,13 @@ export class RunInfoTracker {
           roundChanges: num(f.roundChanges) ?? 0,
           maxRound: num(f.maxRound) ?? 0,
           invariants: {
-            agreement: (f.invariants as RunVerdict['invariants'] | undefined)?.agreement === true,
-            validity: (f.invariants as RunVerdict['invariants'] | undefined)?.validity === true,
-            liveness: ((f.invariants as RunVerdict['invariants'] | undefined)?.liveness ?? null) as boolean | null,
+            agreement: f.invariants?.agreement === true,
+            validity: f.invariants?.validity === true,
+            liveness: typeof f.invariants?.liveness === 'boolean' ? f.invariants.liveness : null,
           },
           violations: violationsOf(f.violations),
-          expectations: Array.isArray(f.expectations) ? (f.expectations as RunVerdict['expectations']).map((e) => ({ text: String(e.text), ok: e.ok === true })) : [],
-          errors: Array.isArray(f.errors) ? (f.errors as unknown[]).map(String) : [],
+          expectations: Array.isArray(f.expectations) ? f.expectations.map((e) => ({ text: String(e?.text), ok: e?.ok === true })) : [],
+          errors: Array.isArray(f.errors) ? f.errors.map(String) : [],
         }
       : null;
     return {

@@ -7,7 +7,7 @@
  * A timer ends 'expired', 'cancelled' (commit, new height, new round, crash) or is still 'running'
  * when the trace ends. A paused node's timers fire late, when it resumes: endMs is then after dueMs.
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import type { TraceLine } from '../../sim/trace-events.ts';
 
 export type TimerKind = 'block' | 'round';
 export type TimerOutcome = 'expired' | 'cancelled' | 'running';
@@ -36,20 +36,19 @@ export class TimerTracker {
   add(line: TraceLine, t: number): void {
     const node = line.node;
     if (node === null) return;
-    const h = line.height as number;
     switch (line.kind) {
       case 'block-timer-set': {
         this.end(node, 'round', t, 'cancelled');
         this.end(node, 'block', t, 'cancelled');
         const delay = typeof line.delayMs === 'number' ? line.delayMs : typeof line.atMs === 'number' ? line.atMs - this.originMs() - t : 0;
-        this.open.set(`${node}|block`, { node, kind: 'block', height: h, round: null, startMs: t, dueMs: t + Math.max(0, delay) });
+        this.open.set(`${node}|block`, { node, kind: 'block', height: line.height, round: null, startMs: t, dueMs: t + Math.max(0, delay) });
         break;
       }
       case 'block-timer-expired':
         this.end(node, 'block', t, 'expired');
         break;
       case 'round-started': {
-        const round = line.round as number;
+        const { round, height: h } = line;
         const cur = this.open.get(`${node}|round`);
         if (cur && cur.height === h && cur.round === round) return;
         // A proposal can start round 0 before the block timer fires; that timer still runs out (harmlessly).

@@ -21,7 +21,7 @@ test('planted: the chain stalls after the faults end', (t) => {
   const { run } = atHeightFive();
   run.healed(10_000);
   t.is(run.suite.liveness.pendingDeadlineMs(), DEADLINE_MS);
-  run.line(40_000, 'v1', { kind: 'round-started', height: 6, round: 3, timeoutMs: 16_000 });
+  run.line(40_000, 'v1', { kind: 'round-started', height: 6, round: 3, proposer: '0x', timeoutMs: 16_000 });
   t.is(run.suite.liveness.pendingDeadlineMs(), DEADLINE_MS, 'rounds climbed later do not move the deadline');
   run.suite.finish(DEADLINE_MS);
   const v = run.suite.liveness.violation;
@@ -34,7 +34,7 @@ test('planted: one node does not follow the others', (t) => {
   const { run, next } = atHeightFive();
   run.healed(10_000);
   for (const node of ['v0', 'v1', 'v2']) run.importBlock(12_000, node, next[0]!.rlp);
-  run.line(50_000, 'v0', { kind: 'round-started', height: 7, round: 0, timeoutMs: 2_000 });
+  run.line(50_000, 'v0', { kind: 'round-started', height: 7, round: 0, proposer: '0x', timeoutMs: 2_000 });
   t.like(run.suite.liveness.violation, { node: 'v3', atMs: DEADLINE_MS });
 });
 
@@ -49,7 +49,7 @@ test('clean: every node grows before the deadline', (t) => {
 
 test('the highest round at the end of the faults widens the bound', (t) => {
   const { run } = atHeightFive();
-  run.line(9_000, 'v2', { kind: 'round-started', height: 6, round: 3, timeoutMs: 16_000 });
+  run.line(9_000, 'v2', { kind: 'round-started', height: 6, round: 3, proposer: '0x', timeoutMs: 16_000 });
   run.healed(10_000);
   t.is(run.suite.liveness.pendingDeadlineMs(), 10_000 + 1_000 + 2_000 * (2 ** (3 + 1 + 3) - 1) + 1_000);
 });

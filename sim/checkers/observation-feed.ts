@@ -5,7 +5,7 @@
  * receiver, and relays pass it on as received), and an imported block's RLP is fetched through
  * `blockRlp`. Knows nothing of the World, so tests can feed it by hand.
  */
-import type { TraceLine } from '../trace.ts';
+import type { TraceLine, TraceLineOf } from '../trace-events.ts';
 import type { Fault, Observation, RunNode } from './observation.ts';
 import { SignerRecovery, type Hex } from './toolkit/crypto.ts';
 import { decodeQbftMessage, isQbftCode, type QbftMessage } from './toolkit/qbft-messages.ts';
@@ -37,7 +37,7 @@ function runNodes(v: unknown): RunNode[] {
   return out;
 }
 
-function faultOf(line: TraceLine, atMs: number): Fault | undefined {
+function faultOf(line: TraceLineOf<'fault'>, atMs: number): Fault | undefined {
   const base = { type: 'fault' as const, atMs, line, node: line.node };
   switch (line.fault) {
     case 'crash':
@@ -48,7 +48,7 @@ function faultOf(line: TraceLine, atMs: number): Fault | undefined {
     case 'heal':
       return { ...base, fault: line.fault };
     case 'partition':
-      return Array.isArray(line.groups) ? { ...base, fault: 'partition', groups: (line.groups as unknown[]).map((g) => (Array.isArray(g) ? g.filter((x): x is string => typeof x === 'string') : [])) } : undefined;
+      return Array.isArray(line.groups) ? { ...base, fault: 'partition', groups: line.groups.map((g) => (Array.isArray(g) ? g.filter((x) => typeof x === 'string') : [])) } : undefined;
     case 'clog':
     case 'unclog': {
       const from = str(line.from);
@@ -136,7 +136,7 @@ export class ObservationFeed {
       }
       case 'reorg':
         if (node === null || !Array.isArray(line.removed)) return undefined;
-        return { type: 'reorg', atMs, line, node, removed: (line.removed as unknown[]).filter(isHex) };
+        return { type: 'reorg', atMs, line, node, removed: line.removed.filter(isHex) };
       default:
         return undefined;
     }

@@ -8,9 +8,9 @@ import { SyntheticRun } from './test-fixtures.ts';
 
 test('planted: a round-1 timer that runs 1.5 times its length', (t) => {
   const run = new SyntheticRun({ requestTimeoutSeconds: 2 });
-  run.line(1_000, 'v1', { kind: 'round-started', height: 4, round: 0, timeoutMs: 2_000 });
+  run.line(1_000, 'v1', { kind: 'round-started', height: 4, round: 0, proposer: '0x', timeoutMs: 2_000 });
   run.line(3_000, 'v1', { kind: 'round-timer-expired', height: 4, round: 0 });
-  run.line(3_000, 'v1', { kind: 'round-started', height: 4, round: 1, timeoutMs: 4_000 });
+  run.line(3_000, 'v1', { kind: 'round-started', height: 4, round: 1, proposer: '0x', timeoutMs: 4_000 });
   t.is(run.suite.roundTimer.violation, undefined);
   run.line(9_000, 'v1', { kind: 'round-timer-expired', height: 4, round: 1 });
   const v = run.suite.roundTimer.violation;
@@ -20,14 +20,14 @@ test('planted: a round-1 timer that runs 1.5 times its length', (t) => {
 
 test('the timeout comes from the run-started line, not from what the node says it set', (t) => {
   const run = new SyntheticRun({ requestTimeoutSeconds: 1 });
-  run.line(1_000, 'v2', { kind: 'round-started', height: 2, round: 2, timeoutMs: 8_000 });
+  run.line(1_000, 'v2', { kind: 'round-started', height: 2, round: 2, proposer: '0x', timeoutMs: 8_000 });
   run.line(9_000, 'v2', { kind: 'round-timer-expired', height: 2, round: 2 });
   t.regex(run.suite.roundTimer.violation!.reason, /it must run 4000 ms \(1000 ms \* 2\^2\)/);
 });
 
 test('a pause defers a timer that comes due while paused to the resume, and only then', (t) => {
   const ok = new SyntheticRun({ requestTimeoutSeconds: 2 });
-  ok.line(1_000, 'v3', { kind: 'round-started', height: 2, round: 0, timeoutMs: 2_000 });
+  ok.line(1_000, 'v3', { kind: 'round-started', height: 2, round: 0, proposer: '0x', timeoutMs: 2_000 });
   ok.line(2_000, 'v3', { kind: 'fault', fault: 'pause' });
   ok.line(7_000, 'v3', { kind: 'fault', fault: 'resume' });
   ok.line(7_000, 'v3', { kind: 'round-timer-expired', height: 2, round: 0 });
@@ -35,7 +35,7 @@ test('a pause defers a timer that comes due while paused to the resume, and only
   t.is(ok.suite.roundTimer.judgedExpiries, 1);
 
   const early = new SyntheticRun({ requestTimeoutSeconds: 2 });
-  early.line(1_000, 'v3', { kind: 'round-started', height: 2, round: 0, timeoutMs: 2_000 });
+  early.line(1_000, 'v3', { kind: 'round-started', height: 2, round: 0, proposer: '0x', timeoutMs: 2_000 });
   early.line(2_000, 'v3', { kind: 'fault', fault: 'pause' });
   early.line(3_000, 'v3', { kind: 'round-timer-expired', height: 2, round: 0 });
   t.regex(early.suite.roundTimer.violation!.reason, /wait for the resume of the pause that began at 2000 ms/);
@@ -43,10 +43,10 @@ test('a pause defers a timer that comes due while paused to the resume, and only
 
 test('stale expiries and other incarnations are not judged; faulty nodes are not judged', (t) => {
   const run = new SyntheticRun({ requestTimeoutSeconds: 2, faulty: ['v0'] });
-  run.line(1_000, 'v1', { kind: 'round-started', height: 2, round: 0, timeoutMs: 2_000 });
+  run.line(1_000, 'v1', { kind: 'round-started', height: 2, round: 0, proposer: '0x', timeoutMs: 2_000 });
   run.line(1_500, 'v1', { kind: 'node-started', wiped: false });
   run.line(3_000, 'v1', { kind: 'round-timer-expired', height: 2, round: 0 });
-  run.line(1_000, 'v0', { kind: 'round-started', height: 2, round: 0, timeoutMs: 2_000 });
+  run.line(1_000, 'v0', { kind: 'round-started', height: 2, round: 0, proposer: '0x', timeoutMs: 2_000 });
   run.line(3_500, 'v0', { kind: 'round-timer-expired', height: 2, round: 0 });
   t.is(run.suite.roundTimer.violation, undefined);
   t.is(run.suite.roundTimer.judgedExpiries, 0);

@@ -41,7 +41,8 @@ test('a violation adds one invariant-violated line per broken invariant, the ver
   for (const l of violated) t.true((CHECKER_NAMES as readonly unknown[]).includes(l.checker));
   t.is(violated[0]!.checker, 'honest-non-equivocation');
   const finished = lines[lines.length - 1]!;
-  t.deepEqual((finished.violations as Array<{ checker: string }>).map((v) => v.checker), result.violations.map((v) => v.checker));
+  t.is(finished.kind, 'run-finished');
+  t.deepEqual(finished.kind === 'run-finished' ? finished.violations?.map((v) => v.checker) : undefined, result.violations.map((v) => v.checker));
   const summary = summarize(buildTimeline(lines));
   const fact = summary.facts.find(([k]) => k === 'first violation');
   t.truthy(fact);

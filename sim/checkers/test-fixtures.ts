@@ -5,7 +5,7 @@
  */
 import { buildSimGenesis } from '../genesis-builder.ts';
 import { validatorKeys } from '../keys.ts';
-import type { TraceEvent } from '../../node/runtime/ports.ts';
+import type { TraceEvent } from '../trace-events.ts';
 import { ObservationFeed } from './observation-feed.ts';
 import { CheckerSuite } from './suite.ts';
 import { proposerFor } from './toolkit/bft-math.ts';
@@ -178,8 +178,8 @@ export class SyntheticRun {
     this.suite = new CheckerSuite({ genesis: this.genesis, latencyAllowanceMs: opts.latencyAllowanceMs ?? 1_000 });
     this.feed = new ObservationFeed((o) => this.suite.observe(o), { originMs: 0, blockRlp: (_node, hash) => this.blocks.get(hash) });
     const faulty = new Set(opts.faulty ?? []);
-    const observers = Array.from({ length: opts.observers ?? 0 }, (_, i) => ({ name: `o${i}`, address: `0x${(i + 1).toString(16).padStart(40, 'e')}` as Hex, role: 'observer' }));
-    const nodes = [...this.keys.map((k) => ({ name: k.name, address: k.address, role: 'validator' })), ...observers].map((n) => ({ ...n, faulty: faulty.has(n.name) }));
+    const observers = Array.from({ length: opts.observers ?? 0 }, (_, i) => ({ name: `o${i}`, address: `0x${(i + 1).toString(16).padStart(40, 'e')}` as Hex, role: 'observer' as const }));
+    const nodes = [...this.keys.map((k) => ({ name: k.name, address: k.address, role: 'validator' as const })), ...observers].map((n) => ({ ...n, faulty: faulty.has(n.name) }));
     this.line(0, null, { kind: 'run-started', scenario: 'synthetic', seed: 1, validators: this.keys.length, nodes, blockPeriodSeconds: 1, requestTimeoutSeconds: opts.requestTimeoutSeconds ?? 2, earlyRoundChange: opts.earlyRoundChange === true, durationMs: 60_000 });
     for (const n of nodes) this.line(0, n.name, { kind: 'node-started', wiped: false });
   }

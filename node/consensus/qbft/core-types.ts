@@ -5,6 +5,7 @@
  */
 import type { Hex } from '../../crypto/bytes.ts';
 import type { BugSwitches } from '../../bugs/bug-switches.ts';
+import type { ConsensusTraceEvent } from '../../runtime/trace-events.ts';
 import type {
   CommitMessage,
   PrepareMessage,
@@ -90,4 +91,4 @@ export type CoreAction =
       repropose?: ProposedBlock;
     }
   | { type: 'commitBlock'; height: number; round: number; block: ProposedBlock; seals: Uint8Array[] }
-  | { type: 'trace'; kind: string; fields: Record<string, unknown> };
+  | { type: 'trace'; event: ConsensusTraceEvent };

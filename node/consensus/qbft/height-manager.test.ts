@@ -100,7 +100,9 @@ test('a validator prepares a valid proposal and rejects one from the wrong propo
   hm.start(0);
   const wrong = hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(1, 0, block(keys[1].address, 0)), block: block(keys[1].address, 0) });
   t.deepEqual(broadcasts(wrong), []);
-  t.regex(String(of(wrong, 'trace')[0]?.fields.reason), /proposer for round 0/);
+  const rejected = of(wrong, 'trace')[0]?.event;
+  t.is(rejected?.kind, 'message-rejected');
+  t.regex(rejected?.kind === 'message-rejected' ? rejected.reason : '', /proposer for round 0/);
   const b = block(keys[0].address, 0);
   const ok = hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, b), block: b });
   t.deepEqual(broadcasts(ok), ['prepare']);

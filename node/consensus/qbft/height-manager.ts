@@ -6,6 +6,7 @@
 import { hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { recoverAddressForHexHash, signRemembered } from './signer-cache.ts';
 import type { CoreAction, CoreConfig, CoreEvent, HeightContext, ProposedBlock } from './core-types.ts';
+import type { ConsensusTraceEvent } from '../../runtime/trace-events.ts';
 import {
   signPayload,
   type CommitMessage,
@@ -121,8 +122,8 @@ export class HeightManager {
     this.out.push(action);
   }
 
-  private trace(kind: string, fields: Record<string, unknown>): void {
-    this.out.push({ type: 'trace', kind, fields: { height: this.height, ...fields } });
+  private trace(event: ConsensusTraceEvent): void {
+    this.out.push({ type: 'trace', event });
   }
 
   private isProposerFor(round: number): boolean {
@@ -157,7 +158,7 @@ export class HeightManager {
     if (this.pending && this.pending.round !== round) this.pending = undefined;
     const delayMs = Math.min(this.ctx.requestTimeoutMs * 2 ** round, Number.MAX_SAFE_INTEGER);
     this.emit({ type: 'setRoundTimer', height: this.height, round, delayMs });
-    this.trace('round-started', { round, proposer: expectedProposer(this.vctx, round), timeoutMs: delayMs });
+    this.trace({ kind: 'round-started', height: this.height, round, proposer: expectedProposer(this.vctx, round), timeoutMs: delayMs });
   }
 
   private onBlockTimer(): void {
@@ -183,7 +184,7 @@ export class HeightManager {
         this.emit({ type: 'setBlockTimer', height: this.height, atMs });
         this.emit({ type: 'cancelRoundTimer', height: this.height });
         this.current = undefined;
-        this.trace('empty-block-deferred', { untilMs: atMs });
+        this.trace({ kind: 'empty-block-deferred', height: this.height, untilMs: atMs });
         return;
       }
     }
@@ -194,7 +195,7 @@ export class HeightManager {
     );
     const proposal: ProposalMessage = { kind: 'proposal', signed, roundChanges: pending.roundChanges, prepares: pending.prepares };
     this.emit({ type: 'broadcast', message: proposal });
-    this.trace('proposal-sent', { round, digest: block.digest, txs: block.txCount });
+    this.trace({ kind: 'proposal-sent', height: this.height, round, digest: block.digest, txs: block.txCount });
     this.acceptProposal(proposal, block);
   }
 
@@ -204,12 +205,12 @@ export class HeightManager {
     const currentRound = this.current?.round ?? -1;
     if (round < currentRound) return;
     if (!block) {
-      this.trace('message-rejected', { type: 'proposal', round, author: message.signed.author, reason: 'invalid block' });
+      this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: 'invalid block' });
       return;
     }
     const verdict = validateProposal(this.vctx, message, block);
     if (!verdict.ok) {
-      this.trace('message-rejected', { type: 'proposal', round, author: message.signed.author, reason: verdict.reason });
+      this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: verdict.reason });
       return;
     }
     if (round > currentRound) this.startNewRound(round);
@@ -277,14 +278,14 @@ export class HeightManager {
   private afterRoundProgress(state: RoundState): void {
     if (state.block && state.isPrepared() && !state.commitSent) {
       state.commitSent = true;
-      this.trace('prepared', { round: state.round, digest: state.block.digest });
+      this.trace({ kind: 'prepared', height: this.height, round: state.round, digest: state.block.digest });
       this.emit({ type: 'broadcast', message: state.localCommit ?? this.localCommit(state.round, state.block) });
     }
     // The round timer keeps running, as in Besu: if the import fails, its expiry starts a round change;
     // if it succeeds, the new chain head replaces this height manager and its timers.
     if (state.block && state.isCommitted() && !state.committed) {
       state.committed = true;
-      this.trace('committed', { round: state.round, digest: state.block.digest, seals: state.commits.size });
+      this.trace({ kind: 'committed', height: this.height, round: state.round, digest: state.block.digest, seals: state.commits.size });
       this.emit({ type: 'commitBlock', height: this.height, round: state.round, block: state.block, seals: state.commitSeals() });
     }
   }
@@ -310,7 +311,7 @@ export class HeightManager {
       preparedBlockRlp: cert?.block.rlp,
       prepares: cert ? cert.prepares : [],
     };
-    this.trace('round-change-sent', { round: newRound, preparedRound: cert?.round ?? null });
+    this.trace({ kind: 'round-change-sent', height: this.height, round: newRound, preparedRound: cert?.round ?? null });
     this.onRoundChange({ message, block: cert?.block }, false);
     this.emit({ type: 'broadcast', message });
   }
@@ -322,7 +323,7 @@ export class HeightManager {
     if (target < currentRound) return;
     const verdict = validateRoundChange(this.vctx, entry.message, entry.block, blockInvalid);
     if (!verdict.ok) {
-      this.trace('message-rejected', { type: 'roundChange', round: target, author: entry.message.signed.author, reason: verdict.reason });
+      this.trace({ kind: 'message-rejected', height: this.height, type: 'roundChange', round: target, author: entry.message.signed.author, reason: verdict.reason });
       return;
     }
     const certificate = this.rcManager.append(entry);
@@ -338,7 +339,7 @@ export class HeightManager {
     if (certificate && target === this.current!.round && this.isProposerFor(target)) this.startRoundWith(target, certificate);
     const higher = this.rcManager.futureRoundWithQuorum(this.current!.round, earlyRoundChangeQuorum(this.ctx.validators.length));
     if (higher !== undefined) {
-      this.trace('early-round-change', { from: this.current!.round, to: higher });
+      this.trace({ kind: 'early-round-change', height: this.height, from: this.current!.round, to: higher });
       this.doRoundChange(higher);
     }
   }
