@@ -47,3 +47,38 @@ test('bad flags and values are clear errors', (t) => {
   t.throws(() => parseNodeOptions(['--min-gas-price', '-1']), { message: /--min-gas-price/ });
   t.throws(() => parseNodeOptions(['--network-id', 'x']), { message: /--network-id/ });
 });
+
+const ENODE = `enode://${'ab'.repeat(64)}@127.0.0.1:30303`;
+
+test('P2P options: Besu defaults and values', (t) => {
+  const d = parseNodeOptions(['--data-path', '/tmp/n1']);
+  t.deepEqual(d.p2p, { enabled: true, host: '127.0.0.1', interface: '0.0.0.0', port: 30303, bootnodes: [], staticNodesFile: '/tmp/n1/static-nodes.json', maxPeers: 25, discoveryEnabled: true });
+  const o = parseNodeOptions([`--bootnodes=${ENODE},${ENODE.replace('30303', '30304')}`, '--p2p-port=30305', '--max-peers=5', '--discovery-enabled=false', '--p2p-enabled=false', '--static-nodes-file', '/x/s.json']);
+  t.deepEqual(o.p2p.bootnodes, [ENODE, ENODE.replace('30303', '30304')]);
+  t.is(o.p2p.port, 30305);
+  t.is(o.p2p.maxPeers, 5);
+  t.false(o.p2p.discoveryEnabled);
+  t.false(o.p2p.enabled);
+  t.is(o.p2p.staticNodesFile, '/x/s.json');
+});
+
+test('P2P options: a malformed bootnode or port is a usage error naming the option', (t) => {
+  t.throws(() => parseNodeOptions(['--bootnodes=enode://abc@127.0.0.1:30303']), { message: /--bootnodes.*invalid enode URL/ });
+  t.throws(() => parseNodeOptions(['--p2p-port=70000']), { message: /--p2p-port/ });
+});
+
+test('--profile: ENTERPRISE sets min-gas-price 0 below the command line; unknown names refused', (t) => {
+  t.is(parseNodeOptions(['--profile=ENTERPRISE']).minGasPrice, 0n);
+  t.is(parseNodeOptions(['--profile=enterprise']).rpcHttp.maxActiveConnections, 300);
+  t.is(parseNodeOptions(['--profile=ENTERPRISE', '--min-gas-price=7']).minGasPrice, 7n);
+  t.is(parseNodeOptions(['--profile=STAKER']).minGasPrice, 1000n);
+  t.throws(() => parseNodeOptions(['--profile=GAMER']), { message: /--profile.*GAMER/ });
+});
+
+test('--rpc-http-cors-origins: "all" and "*" mean any origin, "none" none, and neither mixes with domains', (t) => {
+  t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=all']).rpcHttp.corsOrigins, ['*']);
+  t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=*']).rpcHttp.corsOrigins, ['*']);
+  t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=none']).rpcHttp.corsOrigins, []);
+  t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=http://a.test,http://b.test']).rpcHttp.corsOrigins, ['http://a.test', 'http://b.test']);
+  t.throws(() => parseNodeOptions(['--rpc-http-cors-origins=all,http://a.test']), { message: /can't be used with other domains/ });
+});

@@ -62,6 +62,16 @@ export const NODE_OPTIONS = {
   'metrics-host': { kind: 'string', default: '127.0.0.1' },
   'metrics-port': { kind: 'int', default: 9545 },
   'metrics-category': { kind: 'list', default: [...DEFAULT_CATEGORY_NAMES] },
+  // Besu's P2PDiscoveryOptions / NetworkingConfiguration defaults.
+  'p2p-enabled': { kind: 'boolean', default: true },
+  'p2p-host': { kind: 'string', default: '127.0.0.1' },
+  'p2p-interface': { kind: 'string', default: '0.0.0.0' },
+  'p2p-port': { kind: 'int', default: 30303 },
+  bootnodes: { kind: 'list', default: [] },
+  'static-nodes-file': { kind: 'string' },
+  'max-peers': { kind: 'int', default: 25 },
+  'discovery-enabled': { kind: 'boolean', default: true },
+  profile: { kind: 'string' },
 } satisfies Record<string, OptionSpec>;
 
 export type NodeOptionName = keyof typeof NODE_OPTIONS;
@@ -89,6 +99,23 @@ export interface NodeOptions {
   metrics: { enabled: boolean; host: string; port: number; categories: Set<string> };
   hostAllowlist: string[];
   earlyRoundChange: boolean;
+  p2p: P2pOptions;
+  /** The --profile given (upper case), if any. */
+  profile?: ProfileName;
+}
+
+export interface P2pOptions {
+  enabled: boolean;
+  /** Advertised in the enode URL. */
+  host: string;
+  /** Listened on. */
+  interface: string;
+  port: number;
+  bootnodes: string[];
+  /** --static-nodes-file, else <data-path>/static-nodes.json (read when present). */
+  staticNodesFile: string;
+  maxPeers: number;
+  discoveryEnabled: boolean;
 }
 
 type Raw = Partial<Record<NodeOptionName, string | boolean | number | string[]>>;
@@ -140,11 +167,16 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
     Object.entries(NODE_OPTIONS).map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
   );
   let values: Record<string, unknown>;
+  const explicitlyFalse: string[] = [];
   try {
     // Besu also accepts `--flag=value` and `--flag value` for booleans: '--rpc-http-enabled=true'.
     const normalized = argv.flatMap((a) => {
       const m = /^--([\w-]+)=(true|false)$/.exec(a);
-      if (m && (NODE_OPTIONS as Record<string, OptionSpec>)[m[1]]?.kind === 'boolean') return m[2] === 'true' ? [`--${m[1]}`] : [];
+      if (m && (NODE_OPTIONS as Record<string, OptionSpec>)[m[1]]?.kind === 'boolean') {
+        if (m[2] === 'true') return [`--${m[1]}`];
+        explicitlyFalse.push(m[1]);
+        return [];
+      }
       return [a];
     });
     ({ values } = parseArgs({ args: normalized, options, strict: true, allowPositionals: false }));
@@ -153,8 +185,11 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   }
   const cli: Raw = {};
   for (const [name, value] of Object.entries(values)) cli[name as NodeOptionName] = coerce(name as NodeOptionName, value, '');
+  for (const name of explicitlyFalse) cli[name as NodeOptionName] = false;
   const file = typeof cli['config-file'] === 'string' ? fromConfigFile(cli['config-file']) : {};
-  const get = <T>(name: NodeOptionName): T => (cli[name] ?? file[name] ?? (NODE_OPTIONS[name] as OptionSpec).default) as T;
+  const profile = parseProfile(cli.profile ?? file.profile);
+  const profileValues: Raw = profile === undefined ? {} : PROFILE_VALUES[profile];
+  const get = <T>(name: NodeOptionName): T => (cli[name] ?? file[name] ?? profileValues[name] ?? (NODE_OPTIONS[name] as OptionSpec).default) as T;
   const authSettings = (prefix: 'rpc-http' | 'rpc-ws'): AuthSettings => {
     const settings: AuthSettings = {
       enabled: get<boolean>(`${prefix}-authentication-enabled` as NodeOptionName),
@@ -200,7 +235,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       host: get('rpc-http-host'),
       port: get('rpc-http-port'),
       apis: apis('rpc-http-api'),
-      corsOrigins: get('rpc-http-cors-origins'),
+      corsOrigins: corsOrigins(get('rpc-http-cors-origins'), '--rpc-http-cors-origins'),
       maxBatchSize: get('rpc-http-max-batch-size'),
       maxRequestBytes: get('rpc-http-max-request-content-length'),
       maxActiveConnections: get('rpc-http-max-active-connections'),
@@ -220,5 +255,70 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
     metrics: { enabled: get('metrics-enabled'), host: get('metrics-host'), port: get('metrics-port'), categories: metricCategories() },
     hostAllowlist: get('host-allowlist'),
     earlyRoundChange: get('Xqbft-enable-early-round-change'),
+    p2p: {
+      enabled: get('p2p-enabled'),
+      host: get('p2p-host'),
+      interface: get('p2p-interface'),
+      port: port(get('p2p-port'), '--p2p-port'),
+      bootnodes: enodeList(get('bootnodes'), '--bootnodes'),
+      staticNodesFile: get<string | undefined>('static-nodes-file') ?? `${dataPath}/static-nodes.json`,
+      maxPeers: get('max-peers'),
+      discoveryEnabled: get('discovery-enabled'),
+    },
+    profile,
   };
+}
+
+/** Besu's ProfileName values; ENTERPRISE and PRIVATE load enterprise-private.toml. */
+const PROFILES = ['MINIMALIST_STAKER', 'STAKER', 'PERFORMANCE', 'PERFORMANCE_RPC', 'ENTERPRISE', 'PRIVATE', 'DEV'] as const;
+export type ProfileName = (typeof PROFILES)[number];
+
+/**
+ * What a profile sets among the options this node has (below the config file and the command line).
+ * enterprise-private.toml also sets sync, transaction-pool and connection-limit options this node
+ * does not have; the staker and performance profiles tune storage and caches it does not have.
+ */
+const PROFILE_VALUES: Record<ProfileName, Raw> = {
+  MINIMALIST_STAKER: {},
+  STAKER: {},
+  PERFORMANCE: {},
+  PERFORMANCE_RPC: {},
+  ENTERPRISE: { 'min-gas-price': '0', 'rpc-http-max-active-connections': 300 },
+  PRIVATE: { 'min-gas-price': '0', 'rpc-http-max-active-connections': 300 },
+  DEV: {},
+};
+
+function parseProfile(value: unknown): ProfileName | undefined {
+  if (value === undefined) return undefined;
+  const name = String(value).toUpperCase().replace(/-/g, '_');
+  const found = PROFILES.find((p) => p === name);
+  if (!found) throw new UsageError(`Invalid value for option '--profile': '${String(value)}' (expected one of ${PROFILES.join(', ')})`);
+  return found;
+}
+
+/** Besu's CorsAllowedOriginsProperty: "all" or "*" alone means any origin, "none" alone means none. */
+function corsOrigins(values: string[], option: string): string[] {
+  const lower = values.map((v) => v.toLowerCase());
+  if (lower.includes('none')) {
+    if (values.length > 1) throw new UsageError(`Invalid value for option '${option}': Value 'none' can't be used with other domains`);
+    return [];
+  }
+  if (lower.includes('all') || values.includes('*')) {
+    if (values.length > 1) throw new UsageError(`Invalid value for option '${option}': Values '*' or 'all' can't be used with other domains`);
+    return ['*'];
+  }
+  return values;
+}
+
+function port(value: number, option: string): number {
+  if (!(Number.isSafeInteger(value) && value >= 0 && value <= 65535)) throw new UsageError(`Invalid value for option '${option}': ${value} is not a port (0-65535)`);
+  return value;
+}
+
+const ENODE_URL = /^enode:\/\/[0-9a-fA-F]{128}@[^:/?\s]+:\d{1,5}(\?discport=\d{1,5})?$/;
+
+/** Besu checks each enode URL of --bootnodes at start-up. */
+function enodeList(values: string[], option: string): string[] {
+  for (const v of values) if (!ENODE_URL.test(v)) throw new UsageError(`Invalid value for option '${option}': invalid enode URL syntax '${v}' (expected enode://<128 hex digits>@<host>:<port>)`);
+  return values;
 }
