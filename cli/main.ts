@@ -40,6 +40,8 @@ Usage:
   qbft-lab bugs list [--json]
   qbft-lab bugs check [ID...] [--json]
   qbft-lab genesis inspect --genesis-file F [--json]
+  qbft-lab operator generate-blockchain-config --config-file F --to DIR [--genesis-file-name N]
+                   [--private-key-file-name N] [--public-key-file-name N]   (Besu's; keys + genesis)
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
   qbft-lab help
 
@@ -251,6 +253,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       }
       case 'rlp':
         return rlpCommand(args, io);
+      case 'operator':
+        return await (await import('./operator-command.ts')).operatorCommand(args, io, parse);
       case undefined:
       case 'help':
       case '--help':

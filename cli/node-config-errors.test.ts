@@ -23,7 +23,7 @@ async function fails(t: import('ava').ExecutionContext, args: string[], pattern:
 }
 
 test('every command answers --help with its usage, exit 0', async (t) => {
-  for (const command of ['node', 'network', 'sim', 'scenario', 'fuzz', 'bugs', 'report', 'tui', 'teach', 'genesis', 'blocks', 'rlp']) {
+  for (const command of ['node', 'network', 'sim', 'scenario', 'fuzz', 'bugs', 'report', 'tui', 'teach', 'genesis', 'blocks', 'rlp', 'operator']) {
     const io = captureIo();
     t.is(await main([command, '--help'], io), 0, command);
     t.regex(io.stdout, new RegExp(`^Usage:\\n {2}qbft-lab ${command}`), command);
