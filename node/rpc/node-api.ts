@@ -44,6 +44,8 @@ export interface NodeApiOptions {
   /** P2P endpoint shown in enode URLs (admin_nodeInfo, net_enode). */
   p2pHost?: string;
   p2pPort?: number;
+  /** false with --p2p-enabled=false: net_listening is false and the enode methods answer P2P_DISABLED. Default true. */
+  p2pEnabled?: boolean;
   /** Besu --rpc-gas-cap (default ApiConfiguration.DEFAULT_GAS_CAP = 100,000,000). */
   gasCap?: bigint;
   /** Besu --rpc-max-logs-range (default 5000). */
@@ -91,6 +93,7 @@ export class NodeApi {
   readonly estimateGasToleranceRatio: number;
   readonly p2pHost: string;
   readonly p2pPort: number;
+  readonly p2pEnabled: boolean;
   /** The block number at which the current sync started (eth_syncing's startingBlock). */
   private syncStart?: number;
   private readonly receiptCache = new Map<Hex, ReceiptWithMeta[]>();
@@ -114,6 +117,7 @@ export class NodeApi {
     this.estimateGasToleranceRatio = opts.estimateGasToleranceRatio ?? 0.015;
     this.p2pHost = opts.p2pHost ?? '127.0.0.1';
     this.p2pPort = opts.p2pPort ?? 30303;
+    this.p2pEnabled = opts.p2pEnabled ?? true;
     this.probe = node.common.copy();
     this.simulator = new TransactionSimulator(node.common, node.engine.store, (n) => {
       const e = node.chain.canonicalAt(Number(n));

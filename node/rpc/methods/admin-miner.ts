@@ -24,7 +24,7 @@ import type { RpcMethodSpec } from '../registry.ts';
 
 /** Optional capabilities a transport may offer for the admin methods. */
 export interface PeerDirectory {
-  peerInfo?(peer: string): { nodeId?: string; clientId?: string; remoteAddress?: string; localAddress?: string; inbound?: boolean; port?: number } | undefined;
+  peerInfo?(peer: string): { nodeId?: string; clientId?: string; remoteAddress?: string; localAddress?: string; inbound?: boolean; port?: number; capabilities?: string[] } | undefined;
   addPeer?(enode: string): boolean;
   removePeer?(enode: string): boolean;
 }
@@ -60,6 +60,7 @@ export function adminMethods(api: NodeApi): RpcMethodSpec[] {
       name: 'admin_nodeInfo',
       group: 'ADMIN',
       handler: () => {
+        if (!api.p2pEnabled) throw rpcError('P2P_DISABLED');
         const head = api.head();
         const common = api.node.common.copy();
         common.setHardforkBy({ blockNumber: BigInt(head.number), timestamp: BigInt(head.timestamp) });
@@ -86,22 +87,24 @@ export function adminMethods(api: NodeApi): RpcMethodSpec[] {
     {
       name: 'admin_peers',
       group: 'ADMIN',
-      handler: () =>
-        api.peers().map((peer) => {
+      handler: () => {
+        if (!api.p2pEnabled) throw rpcError('P2P_DISABLED');
+        return api.peers().map((peer) => {
           const info = directory().peerInfo?.(peer) ?? {};
           const id = info.nodeId ?? peer;
           const remote = info.remoteAddress ?? peer;
           return {
             version: qty(5),
             name: info.clientId ?? peer,
-            caps: [`eth/${ETH_VERSION}`, 'istanbul/100'],
+            caps: info.capabilities ?? [`eth/${ETH_VERSION}`, 'istanbul/100'],
             network: { localAddress: info.localAddress ?? `${api.p2pHost}:${api.p2pPort}`, remoteAddress: remote, inbound: info.inbound ?? false },
             port: qty(info.port ?? 0),
             id: info.nodeId ? `0x${info.nodeId}` : id,
             protocols: { eth: { difficulty: qty(0), head: '0x', version: ETH_VERSION } },
             enode: info.nodeId ? `enode://${info.nodeId}@${remote}` : `enode://${peer}`,
           };
-        }),
+        });
+      },
     },
     { name: 'admin_addPeer', group: 'ADMIN', handler: modify('addPeer') },
     { name: 'admin_removePeer', group: 'ADMIN', handler: modify('removePeer') },

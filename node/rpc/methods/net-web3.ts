@@ -26,9 +26,9 @@ export interface NetServices {
 export function netMethods(api: NodeApi, services: () => NetServices = () => ({})): RpcMethodSpec[] {
   return [
     { name: 'net_version', group: 'NET', handler: () => api.networkId.toString(10) },
-    { name: 'net_listening', group: 'NET', handler: () => true },
+    { name: 'net_listening', group: 'NET', handler: () => api.p2pEnabled },
     { name: 'net_peerCount', group: 'NET', handler: () => qty(api.peers().length) },
-    { name: 'net_enode', group: 'NET', handler: () => api.enode() },
+    { name: 'net_enode', group: 'NET', handler: () => (api.p2pEnabled ? api.enode() : p2pDisabled()) },
     {
       name: 'net_services',
       group: 'NET',
@@ -65,4 +65,8 @@ export function web3Methods(api: NodeApi): RpcMethodSpec[] {
       },
     },
   ];
+}
+
+function p2pDisabled(): never {
+  throw rpcError('P2P_DISABLED');
 }
