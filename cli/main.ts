@@ -33,7 +33,8 @@ Usage:
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
                    [--chain-id ID] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
-                   [--rpc-http-cors-origins LIST] [--metrics-enabled]
+                   [--rpc-http-cors-origins LIST] [--metrics-enabled] [--single-process]
+                   [-- NODE-OPTIONS...]   (each validator is a 'qbft-lab node' process unless --single-process)
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
   qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
@@ -224,7 +225,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'genesis':
         return await genesisCommand(args, io);
       case 'network': {
-        const { values, positionals } = parse(args, {
+        const split = args.indexOf('--');
+        const nodeArgs = split >= 0 ? args.slice(split + 1) : [];
+        const { values, positionals } = parse(split >= 0 ? args.slice(0, split) : args, {
           validators: { type: 'string' },
           'data-path': { type: 'string' },
           'block-period': { type: 'string' },
@@ -236,10 +239,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
           'rpc-http-cors-origins': { type: 'string' },
           'metrics-enabled': { type: 'boolean' },
           duration: { type: 'string' },
+          'single-process': { type: 'boolean' },
         });
         if (positionals.length > 0) throw new UsageError(`network: unexpected argument '${positionals[0]}'`);
         const { networkCommand } = await import('./network-command.ts');
-        return await networkCommand(values as never, io, () => Date.now(), process.stdout.isTTY === true);
+        return await networkCommand(values as never, io, () => Date.now(), process.stdout.isTTY === true, nodeArgs);
       }
       case 'node': {
         const { nodeCommand } = await import('./node-command.ts');

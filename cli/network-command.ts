@@ -1,10 +1,12 @@
 /**
- * `qbft-lab network --validators N`: N validators in one process on the real clock, connected by an
- * in-process hub, each with its own LevelDB store and JSON-RPC endpoints. Node 0 listens on Besu's
- * default ports; node i on the defaults + 10*i (--metrics-enabled: metrics on the base port + 1000,
- * Besu's 9545 for node 0, + 10*i). The generated genesis funds Besu's well-known development
- * accounts, so any Besu tutorial works against it. The validator keys are the simulator's
- * deterministic test keys: never use this network for anything of value.
+ * `qbft-lab network --validators N`: N validators on the real clock, each with its own LevelDB store
+ * and JSON-RPC endpoints. By default each validator is its own `qbft-lab node` process peered over
+ * RLPx on 127.0.0.1 (P2P port 30303 + i); `--single-process` runs them on one event loop connected by
+ * an in-process hub. Node 0 listens on Besu's default ports; node i on the defaults + 10*i
+ * (--metrics-enabled: metrics on the base port + 1000, Besu's 9545 for node 0, + 10*i). Options
+ * after `--` go to every node. The generated genesis funds Besu's well-known development accounts,
+ * so any Besu tutorial works against it. The validator keys are the simulator's deterministic test
+ * keys: never use this network for anything of value.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ import { UsageError } from '../node/cli/usage-error.ts';
 import { buildSimGenesis } from '../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
 import type { Io } from './main.ts';
+import { ProcessNetwork, type ProcessNodeSpec } from './process-network.ts';
 
 export interface NetworkFlags {
   validators?: string;
@@ -33,6 +36,7 @@ export interface NetworkFlags {
   'rpc-http-cors-origins'?: string;
   'metrics-enabled'?: boolean;
   'duration'?: string;
+  'single-process'?: boolean;
 }
 
 /** What `network` enables unless --rpc-api says otherwise: Besu's defaults plus QBFT and TXPOOL (no ADMIN, MINER or DEBUG). */
@@ -61,7 +65,20 @@ function intFlag(text: string | undefined, flag: string, fallback: number, min: 
   return n;
 }
 
-export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<RunningNetwork> {
+interface NetworkFiles {
+  n: number;
+  basePort: number;
+  dataPath: string;
+  genesisFile: string;
+  genesis: Genesis;
+  keys: ReturnType<typeof validatorKeys>;
+  apis: string;
+  hostAllowlist: string;
+  corsOrigins: string | undefined;
+}
+
+/** The genesis (kept in the data path, so a restarted network resumes its chain) and the access settings. */
+function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
   const n = intFlag(flags.validators, '--validators', 4, 1, 32);
   const basePort = intFlag(flags['base-port'], '--base-port', 8545, 0, 65000);
   const dataPath = flags['data-path'] ?? join('build', 'network');
@@ -89,6 +106,88 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
   // Besu's safe defaults: only local host names, no cross-origin pages; flags open them up.
   const hostAllowlist = flags['host-allowlist'] ?? 'localhost,127.0.0.1';
   const corsOrigins = flags['rpc-http-cors-origins'];
+  return { n, basePort, dataPath, genesisFile, genesis, keys, apis, hostAllowlist, corsOrigins };
+}
+
+/** `qbft-lab node` options of validator i (without key, P2P port and bootnodes). */
+function nodeArgs(files: NetworkFiles, i: number, flags: NetworkFlags): string[] {
+  const { basePort, apis, hostAllowlist, corsOrigins } = files;
+  const port = (offset: number) => (basePort === 0 ? 0 : basePort + offset + 10 * i);
+  return [
+    '--data-path', join(files.dataPath, `v${i}`),
+    '--rpc-http-enabled', '--rpc-http-port', String(port(0)), '--rpc-http-api', apis,
+    '--rpc-ws-enabled', '--rpc-ws-port', String(port(1)), '--rpc-ws-api', apis,
+    '--graphql-http-enabled', '--graphql-http-port', String(port(2)),
+    '--host-allowlist', hostAllowlist,
+    ...(corsOrigins !== undefined ? ['--rpc-http-cors-origins', corsOrigins] : []),
+    '--min-gas-price', '0',
+    ...(flags['metrics-enabled'] ? ['--metrics-enabled', '--metrics-port', String(port(1000))] : []),
+  ];
+}
+
+/** Each validator in its own `qbft-lab node` process, peered over RLPx. */
+export async function startProcessNetwork(flags: NetworkFlags, nowMs: number, extraNodeArgs: readonly string[] = []): Promise<{ net: ProcessNetwork; files: NetworkFiles }> {
+  const files = prepareNetwork(flags, nowMs);
+  const specs: ProcessNodeSpec[] = files.keys.map((key, i) => {
+    const dataPath = join(files.dataPath, `v${i}`);
+    mkdirSync(dataPath, { recursive: true });
+    return {
+      name: `v${i}`,
+      address: key.address,
+      privateKey: key.privateKey,
+      dataPath,
+      args: [...nodeArgs(files, i, flags), '--genesis-file', files.genesisFile, '--p2p-interface', '127.0.0.1', ...extraNodeArgs],
+      p2pPort: files.basePort === 0 ? 0 : 30303 + i,
+    };
+  });
+  const net = new ProcessNetwork(specs);
+  try {
+    await net.start();
+  } catch (err) {
+    await net.close();
+    throw err;
+  }
+  return { net, files };
+}
+
+export function describeProcessNetwork(net: ProcessNetwork, files: NetworkFiles): string {
+  const lines = ['qbft-lab network: QBFT validators on the real clock, one process each, peered over RLPx', ''];
+  for (const node of net.nodes) {
+    const metrics = node.metricsPort === undefined ? '' : `  metrics http://127.0.0.1:${node.metricsPort}/metrics`;
+    lines.push(`  ${node.spec.name}  ${node.spec.address}  pid ${node.child?.pid ?? '-'}  http://127.0.0.1:${node.httpPort}  ws://127.0.0.1:${node.wsPort}  graphql http://127.0.0.1:${node.graphqlPort}/graphql${metrics}`);
+    lines.push(`      ${node.enode}  data ${node.spec.dataPath}`);
+  }
+  lines.push('', `Genesis ${files.genesisFile}`);
+  lines.push(`APIs ${files.apis}; host allowlist ${files.hostAllowlist}; CORS origins ${files.corsOrigins ?? 'none (web pages cannot call: see --rpc-http-cors-origins)'}`);
+  lines.push('', "Funded accounts (Besu's public development keys; never use them on a real network):");
+  for (const a of BESU_TEST_ACCOUNTS) lines.push(`  ${a.address}  0x${Buffer.from(a.privateKey).toString('hex')}`);
+  return lines.join('\n');
+}
+
+async function rpcResult(port: number | undefined, method: string): Promise<unknown> {
+  if (port === undefined) return undefined;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
+    return ((await res.json()) as { result?: unknown }).result;
+  } catch {
+    return undefined;
+  }
+}
+
+async function processStatusLine(net: ProcessNetwork): Promise<string> {
+  const parts = await Promise.all(
+    net.nodes.map(async (n) => {
+      const height = await rpcResult(n.httpPort, 'eth_blockNumber');
+      const peers = await rpcResult(n.httpPort, 'net_peerCount');
+      return typeof height === 'string' ? `${n.spec.name} #${BigInt(height)} (${typeof peers === 'string' ? BigInt(peers) : '?'} peers)` : `${n.spec.name} down`;
+    }),
+  );
+  return parts.join('  ');
+}
+
+export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<RunningNetwork> {
+  const files = prepareNetwork(flags, nowMs);
+  const { n, keys, genesis, dataPath, apis, hostAllowlist, corsOrigins } = files;
   const hub = new LoopbackNetwork();
   const nodes: LiveNode[] = [];
   const close = async () => {
@@ -101,19 +200,8 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     const sharedExecution = { store: new TrieNodeStore(), memo: new ExecutionMemo() };
     for (let i = 0; i < n; i++) {
       const name = `v${i}`;
-      const dir = join(dataPath, name);
-      mkdirSync(dir, { recursive: true });
-      const port = (offset: number) => (basePort === 0 ? 0 : basePort + offset + 10 * i);
-      const opts = parseNodeOptions([
-        '--data-path', dir,
-        '--rpc-http-enabled', '--rpc-http-port', String(port(0)), '--rpc-http-api', apis,
-        '--rpc-ws-enabled', '--rpc-ws-port', String(port(1)), '--rpc-ws-api', apis,
-        '--graphql-http-enabled', '--graphql-http-port', String(port(2)),
-        '--host-allowlist', hostAllowlist,
-        ...(corsOrigins !== undefined ? ['--rpc-http-cors-origins', corsOrigins] : []),
-        '--min-gas-price', '0',
-        ...(flags['metrics-enabled'] ? ['--metrics-enabled', '--metrics-port', String(port(1000))] : []),
-      ]);
+      mkdirSync(join(dataPath, name), { recursive: true });
+      const opts = parseNodeOptions(nodeArgs(files, i, flags));
       const live = await startLiveNode(opts, {
         name,
         genesis,
@@ -161,19 +249,41 @@ export function statusLine(net: RunningNetwork): string {
   return `height ${head.number}  round ${stats.round ?? '-'}  round changes ${stats.roundChanges}  peers ${node.sync.status().peers}  txpool ${node.pool.size()}`;
 }
 
-export async function networkCommand(flags: NetworkFlags, io: Io, nowMs: () => number, isTty: boolean): Promise<number> {
+export async function networkCommand(flags: NetworkFlags, io: Io, nowMs: () => number, isTty: boolean, extraNodeArgs: readonly string[] = []): Promise<number> {
+  if (flags['single-process'] && extraNodeArgs.length > 0) throw new UsageError(`network --single-process: node options after '--' apply only to separate processes`);
+  const durationMs = flags.duration === undefined ? undefined : Number(flags.duration) * 1000;
+  if (durationMs !== undefined && !(durationMs > 0)) throw new UsageError(`--duration: '${flags.duration}' must be a number of seconds above 0`);
+  if (!flags['single-process']) {
+    const { net, files } = await startProcessNetwork(flags, nowMs(), extraNodeArgs);
+    io.out(describeProcessNetwork(net, files));
+    await runUntilStopped(io, isTty, durationMs, () => processStatusLine(net), 1_000);
+    if (isTty) process.stdout.write('\n');
+    await net.close();
+    return 0;
+  }
   const net = await startNetwork(flags, nowMs());
   io.out(describeNetwork(net));
-  const durationMs = flags.duration === undefined ? undefined : Number(flags.duration) * 1000;
+  await runUntilStopped(io, isTty, durationMs, async () => statusLine(net), 250);
+  if (isTty) process.stdout.write('\n');
+  await net.close();
+  return 0;
+}
+
+async function runUntilStopped(io: Io, isTty: boolean, durationMs: number | undefined, status: () => Promise<string>, everyMs: number): Promise<void> {
   await new Promise<void>((resolve) => {
     let last = '';
+    let busy = false;
     const tick = setInterval(() => {
-      const line = statusLine(net);
-      if (line === last) return;
-      last = line;
-      if (isTty) process.stdout.write(`\r${line}\u001b[K`);
-      else io.out(line);
-    }, 250);
+      if (busy) return;
+      busy = true;
+      void status().then((line) => {
+        busy = false;
+        if (line === last) return;
+        last = line;
+        if (isTty) process.stdout.write(`\r${line}\u001b[K`);
+        else io.out(line);
+      });
+    }, everyMs);
     const stop = () => {
       clearInterval(tick);
       resolve();
@@ -182,7 +292,4 @@ export async function networkCommand(flags: NetworkFlags, io: Io, nowMs: () => n
     process.once('SIGTERM', stop);
     if (durationMs !== undefined) setTimeout(stop, durationMs);
   });
-  if (isTty) process.stdout.write('\n');
-  await net.close();
-  return 0;
 }

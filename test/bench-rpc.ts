@@ -95,7 +95,7 @@ async function startSingleNode(): Promise<Target> {
     '--rpc-ws-enabled', '--rpc-ws-port', '0', '--rpc-ws-api', 'ETH,NET,WEB3', '--rpc-ws-max-active-connections', '1000',
     '--host-allowlist', '*', '--min-gas-price', '0',
   ]);
-  const live = await startLiveNode(opts, { name: 'single', genesis, privateKey: key.privateKey, log: new LiveLog({ name: 'single', level: 'warn' }) });
+  const live = await startLiveNode(opts, { name: 'single', genesis, privateKey: key.privateKey, log: new LiveLog({ name: 'single', level: 'warn' }), p2pEnabled: false });
   return { name: 'single-validator', nodes: [live], httpPort: live.servers.httpPort!, wsPorts: [live.servers.wsPort!], close: () => live.close() };
 }
 

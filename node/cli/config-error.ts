@@ -13,6 +13,7 @@ const OPTION_OF_LISTENER: Record<string, string> = {
   'GraphQL HTTP': '--graphql-http-port',
   IPC: '--Xrpc-ipc-path',
   Metrics: '--metrics-port',
+  P2P: '--p2p-port',
 };
 
 /** The usage error for a configuration failure, or the error itself when it is something else. */

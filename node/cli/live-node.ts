@@ -27,6 +27,9 @@ import type { MetricsHttpServer } from '../metrics/metrics-http.ts';
 import type { AuthSettings, NodeOptions } from './node-options.ts';
 import { createAuthHook, type AuthOptions } from '../rpc/transports/authentication.ts';
 import { asConfigError } from './config-error.ts';
+import { RlpxTransport } from '../runtime/live-rlpx-transport.ts';
+import { defaultClientVersion } from '../rpc/node-api.ts';
+import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LiveNode {
@@ -35,6 +38,8 @@ export interface LiveNode {
   graphqlPort?: number;
   /** The bound metrics port when --metrics-enabled. */
   metricsPort?: number;
+  /** The enode URL when the node listens for RLPx peers. */
+  enode?: string;
   close(): Promise<void>;
 }
 
@@ -85,6 +90,8 @@ async function endpointAuth(settings: AuthSettings): Promise<EndpointAuth | unde
 export interface LiveNodeCore {
   node: QbftNode;
   log: Log;
+  /** The RLPx transport when this node talks to other processes (--p2p-enabled, no transport given). */
+  rlpx?: RlpxTransport;
   /** Stops the node and its timers and closes the store. */
   close(): Promise<void>;
 }
@@ -113,7 +120,29 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
   const log = extras.log ?? new LiveLog({ name: extras.name });
   const timers = new LiveTimers({ onError: (err) => log.log('error', 'timer failed', { error: String(err) }) });
   let ownNetwork: LoopbackNetwork | undefined;
-  const transport = extras.transport ?? (ownNetwork = new LoopbackNetwork()).attach(extras.name ?? 'node');
+  let rlpx: RlpxTransport | undefined;
+  let transport: Transport;
+  if (extras.transport) transport = extras.transport;
+  else if (extras.p2pEnabled ?? opts.p2p.enabled) {
+    try {
+      rlpx = new RlpxTransport({
+        nodeKey: privateKey,
+        listenHost: opts.p2p.interface,
+        listenPort: opts.p2p.port,
+        advertisedHost: opts.p2p.host,
+        clientId: clientIdOf(extras.rpc),
+        maxPeers: opts.p2p.maxPeers,
+        maintained: [...opts.p2p.bootnodes, ...readStaticNodes(opts.p2p.staticNodesFile)],
+        log: (level, message, fields) => log.log(level, message, fields),
+      });
+      await rlpx.listen();
+    } catch (err) {
+      await rlpx?.close();
+      await store.close();
+      throw asConfigError(err, context);
+    }
+    transport = rlpx;
+  } else transport = (ownNetwork = new LoopbackNetwork()).attach(extras.name ?? 'node');
   let node: QbftNode;
   try {
     node = await createNode(
@@ -131,16 +160,19 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
   } catch (err) {
     timers.cancelAll();
     ownNetwork?.close();
+    await rlpx?.close();
     await store.close();
     throw asConfigError(err, context);
   }
   return {
     node,
     log,
+    rlpx,
     async close() {
       node.stop();
       timers.cancelAll();
       ownNetwork?.close();
+      await rlpx?.close();
       await store.close();
     },
   };
@@ -149,10 +181,14 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
 export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNode> {
   const core = await openLiveNodeCore(opts, extras);
   const { node, log } = core;
-  const rpc = createNodeRpc(node, extras.rpc);
+  const rpc = createNodeRpc(node, {
+    ...extras.rpc,
+    p2pEnabled: opts.p2p.enabled,
+    ...(core.rlpx ? { p2pHost: opts.p2p.host, p2pPort: core.rlpx.port } : {}),
+  });
   const registry = new MethodRegistry();
   registry.registerAll(rpc.methods);
-  const p2pEnabled = extras.p2pEnabled ?? true;
+  const p2pEnabled = extras.p2pEnabled ?? opts.p2p.enabled;
   let servers: RpcServers;
   try {
     servers = await startRpcServers({
@@ -217,6 +253,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     servers,
     graphqlPort: graphql?.port,
     metricsPort: metrics?.port,
+    enode: core.rlpx?.enode(),
     async close() {
       await metrics?.close();
       await graphql?.close();
@@ -225,4 +262,28 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       await core.close();
     },
   };
+}
+
+function clientIdOf(rpc: NodeApiOptions | undefined): string {
+  return rpc?.clientVersion ?? defaultClientVersion();
+}
+
+/** Besu's static-nodes.json: a JSON array of enode URLs; a missing file means none. */
+export function readStaticNodes(file: string): string[] {
+  if (!existsSync(file)) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--static-nodes-file ${file}: not valid JSON (${(err as Error).message})`);
+  }
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new UsageError(`--static-nodes-file ${file}: expected a JSON array of enode URLs`);
+  for (const url of value) {
+    try {
+      parseEnodeUrl(url);
+    } catch (err) {
+      throw new UsageError(`--static-nodes-file ${file}: ${(err as Error).message}`);
+    }
+  }
+  return value;
 }

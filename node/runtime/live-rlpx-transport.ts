@@ -1,0 +1,365 @@
+/**
+ * The node's Transport over real RLPx connections (node/p2p/rlpx/): a TCP listener, dialled peers
+ * kept connected, and one serial inbox of peer events for the node.
+ *
+ * - Peer ids are node ids: 128 lower-case hex digits, no 0x. A peer's address (for validator
+ *   routing) is the last 20 bytes of keccak256(node id).
+ * - Maintained peers (static nodes, bootnodes, admin_addPeer) are dialled at start and re-dialled
+ *   every `redialIntervalMs` while not connected; discovered peers are dialled once when found.
+ * - One connection per peer: when both sides dial each other at once, both keep the connection
+ *   dialled by the node with the smaller id and close the other with ALREADY_CONNECTED (0x05).
+ * - Beyond `maxPeers`, a new peer that is not maintained is refused with TOO_MANY_PEERS (0x04).
+ * - The node's handlers see, in order, a peer connect before its first message and disconnect
+ *   after its last one; one event at a time (a returned promise is awaited), as the simulator and
+ *   the in-process hub deliver. The inbox holds at most `maxInboxEvents` messages; beyond it
+ *   messages are dropped and counted (connect and disconnect events are always kept).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, hexToBytes } from '../crypto/bytes.ts';
+import type { PeerDirectory } from '../rpc/methods/admin-miner.ts';
+import { DisconnectReason } from '../p2p/rlpx/disconnect-reasons.ts';
+import { enodeUrl, parseEnodeUrl, type Enode } from '../p2p/rlpx/enode.ts';
+import { nodeIdFromPrivateKey } from '../p2p/rlpx/node-identity.ts';
+import { ETH_68, ISTANBUL_100 } from '../p2p/rlpx/capabilities.ts';
+import { RlpxConnection, type RlpxCapability, type RlpxClose, type RlpxReady } from '../p2p/rlpx/rlpx-connection.ts';
+import type { PeerId, TimerHandle, Timers, Transport, TransportHandlers, WireMessage } from './ports.ts';
+import { LiveTimers } from './live-timers.ts';
+import { listenOn } from '../rpc/transports/listen.ts';
+
+/** The listener name in bind errors (config-error.ts maps it to --p2p-port). */
+export const P2P_LISTENER = 'P2P';
+
+export interface RlpxTransportOptions {
+  /** The node key (32-byte secp256k1 private key). */
+  nodeKey: Uint8Array;
+  /** Address listened on (--p2p-interface). */
+  listenHost: string;
+  /** --p2p-port; 0 picks a free port. */
+  listenPort: number;
+  /** Host written in the enode URL (--p2p-host). */
+  advertisedHost: string;
+  clientId: string;
+  /** --max-peers. Default 25. */
+  maxPeers?: number;
+  /** enode URLs kept connected. */
+  maintained?: readonly string[];
+  /** Default 5 s. */
+  redialIntervalMs?: number;
+  /** TCP connect timeout. Default 5 s. */
+  dialTimeoutMs?: number;
+  /** Default 20,000. */
+  maxInboxEvents?: number;
+  /** RLPx connection timings (tests shorten them). */
+  handshakeTimeoutMs?: number;
+  pingIntervalMs?: number;
+  timers?: Timers;
+  log?: (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface RlpxPeerInfo {
+  nodeId: string;
+  clientId: string;
+  remoteAddress: string;
+  localAddress: string;
+  inbound: boolean;
+  port: number;
+  capabilities: string[];
+}
+
+interface Peer {
+  readonly conn: RlpxConnection;
+  readonly info: RlpxPeerInfo;
+  readonly address: string;
+  /** The node id of the side that dialled. */
+  readonly dialledBy: string;
+}
+
+type InboxEvent = { kind: 'msg'; from: PeerId; message: WireMessage } | { kind: 'up' | 'down'; peer: PeerId };
+
+const EVENTS_PER_TURN = 64;
+
+const CAPABILITIES: readonly RlpxCapability[] = [
+  { ...ETH_68, name: 'eth' },
+  { ...ISTANBUL_100, name: 'istanbul' },
+];
+
+export class RlpxTransport implements Transport, PeerDirectory {
+  readonly localId: PeerId;
+  private readonly nodeId: Uint8Array;
+  private readonly timers: Timers;
+  private readonly connected = new Map<PeerId, Peer>();
+  private readonly byAddress = new Map<string, PeerId>();
+  /** Connections not ready yet, and all live ones (closed on close()). */
+  private readonly connections = new Set<RlpxConnection>();
+  /** The peer a ready connection stands for, while it is the peer's current one. */
+  private readonly idByConn = new Map<RlpxConnection, PeerId>();
+  private readonly maintained = new Map<PeerId, Enode>();
+  private readonly dialling = new Set<PeerId>();
+  private readonly inbox: InboxEvent[] = [];
+  private inboxHead = 0;
+  private queuedMessages = 0;
+  private draining = false;
+  private handlers: TransportHandlers | undefined;
+  private server: Server | undefined;
+  private boundPort = 0;
+  private redialTimer: TimerHandle | undefined;
+  private closed = false;
+  readonly stats = { dialled: 0, accepted: 0, refused: 0, droppedMessages: 0, unsendable: 0 };
+
+  constructor(private readonly opts: RlpxTransportOptions) {
+    this.nodeId = nodeIdFromPrivateKey(opts.nodeKey);
+    this.localId = bytesToHex(this.nodeId).slice(2);
+    this.timers = opts.timers ?? new LiveTimers();
+    for (const url of opts.maintained ?? []) this.maintain(url);
+  }
+
+  /** Starts listening; returns the bound port. */
+  async listen(): Promise<number> {
+    const server = createServer((socket) => this.accept(socket));
+    this.server = server;
+    this.boundPort = await listenOn(server, this.opts.listenHost, this.opts.listenPort, P2P_LISTENER);
+    server.on('error', (err) => this.opts.log?.('warn', 'P2P listener error', { error: String(err) }));
+    this.redialMaintained();
+    return this.boundPort;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  enode(): string {
+    return enodeUrl(this.nodeId, this.opts.advertisedHost, this.boundPort);
+  }
+
+  peers(): PeerId[] {
+    return [...this.connected.keys()].sort();
+  }
+
+  send(to: PeerId, message: WireMessage): void {
+    try {
+      this.connected.get(to)?.conn.send(message.protocol, message.code, message.data);
+    } catch (err) {
+      // A code outside the capability or a message over the size limit: dropped, like any send to a gone peer.
+      this.stats.unsendable++;
+      this.opts.log?.('warn', 'message not sent', { peer: to.slice(0, 16), protocol: message.protocol, code: message.code, error: String(err) });
+    }
+  }
+
+  peerForAddress(address: string): PeerId | undefined {
+    return this.byAddress.get(address.toLowerCase());
+  }
+
+  addressOfPeer(peer: PeerId): string | undefined {
+    return this.connected.get(peer)?.address;
+  }
+
+  setHandlers(handlers: TransportHandlers): void {
+    this.handlers = handlers;
+    this.drain();
+  }
+
+  peerInfo(peer: string): RlpxPeerInfo | undefined {
+    return this.connected.get(peer)?.info;
+  }
+
+  /** admin_addPeer: keep this peer connected. True when it was not maintained before. */
+  addPeer(url: string): boolean {
+    const added = this.maintain(url);
+    this.redialMaintained();
+    return added;
+  }
+
+  /** admin_removePeer: stop maintaining the peer and disconnect it. True when it was maintained. */
+  removePeer(url: string): boolean {
+    const id = bytesToHex(parseEnodeUrl(url).nodeId).slice(2);
+    const was = this.maintained.delete(id);
+    this.connected.get(id)?.conn.disconnect(DisconnectReason.REQUESTED);
+    return was;
+  }
+
+  /** Dials a peer once (discovery found it), unless connected, dialling or full. */
+  connectTo(url: string): void {
+    const enode = parseEnodeUrl(url);
+    const id = bytesToHex(enode.nodeId).slice(2);
+    if (this.connected.size >= this.maxPeers() && !this.maintained.has(id)) return;
+    this.dial(id, enode);
+  }
+
+  /** Disconnects every peer (CLIENT_QUITTING) and stops listening. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.redialTimer !== undefined) this.timers.cancelTimer(this.redialTimer);
+    const closing = [...this.connections].map((c) => new Promise<void>((resolve) => {
+      c.once('close', () => resolve());
+      c.disconnect(DisconnectReason.CLIENT_QUITTING);
+    }));
+    const server = this.server;
+    await Promise.all([...closing, server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve()]);
+  }
+
+  private maxPeers(): number {
+    return this.opts.maxPeers ?? 25;
+  }
+
+  private maintain(url: string): boolean {
+    const enode = parseEnodeUrl(url);
+    const id = bytesToHex(enode.nodeId).slice(2);
+    if (id === this.localId || this.maintained.has(id)) return false;
+    this.maintained.set(id, enode);
+    return true;
+  }
+
+  private redialMaintained(): void {
+    if (this.closed || this.server === undefined) return;
+    if (this.redialTimer !== undefined) this.timers.cancelTimer(this.redialTimer);
+    for (const [id, enode] of this.maintained) this.dial(id, enode);
+    this.redialTimer = this.timers.setTimer(this.opts.redialIntervalMs ?? 5_000, () => {
+      this.redialTimer = undefined;
+      this.redialMaintained();
+    });
+  }
+
+  private dial(id: PeerId, enode: Enode): void {
+    if (this.closed || id === this.localId || this.connected.has(id) || this.dialling.has(id)) return;
+    this.dialling.add(id);
+    this.stats.dialled++;
+    const socket = tcpConnect({ host: enode.host, port: enode.tcpPort });
+    const timeout = this.timers.setTimer(this.opts.dialTimeoutMs ?? 5_000, () => void socket.destroy(new Error('connect timed out')));
+    const done = (): void => {
+      this.timers.cancelTimer(timeout);
+      this.dialling.delete(id);
+    };
+    socket.once('error', (err) => {
+      done();
+      this.opts.log?.('debug', 'dial failed', { peer: enodeUrl(enode.nodeId, enode.host, enode.tcpPort), error: err.message });
+    });
+    socket.once('connect', () => {
+      this.timers.cancelTimer(timeout);
+      const conn = this.open(socket, 'initiator', enode.nodeId);
+      conn.once('close', () => this.dialling.delete(id));
+      conn.once('ready', () => this.dialling.delete(id));
+    });
+  }
+
+  private accept(socket: Socket): void {
+    if (this.closed) return void socket.destroy();
+    this.stats.accepted++;
+    this.open(socket, 'recipient');
+  }
+
+  private open(socket: Socket, role: 'initiator' | 'recipient', remoteNodeId?: Uint8Array): RlpxConnection {
+    const conn = new RlpxConnection({
+      socket,
+      role,
+      nodeKey: this.opts.nodeKey,
+      remoteNodeId,
+      clientId: this.opts.clientId,
+      capabilities: CAPABILITIES,
+      listenPort: this.boundPort,
+      handshakeTimeoutMs: this.opts.handshakeTimeoutMs,
+      pingIntervalMs: this.opts.pingIntervalMs,
+      timers: this.timers,
+      secureRandom: (n) => new Uint8Array(randomBytes(n)),
+    });
+    this.connections.add(conn);
+    conn.on('ready', (ready) => this.onReady(conn, socket, role, ready));
+    conn.on('message', (message) => this.onMessage(conn, message));
+    conn.on('close', (close) => this.onClose(conn, close));
+    return conn;
+  }
+
+  private onReady(conn: RlpxConnection, socket: Socket, role: 'initiator' | 'recipient', ready: RlpxReady): void {
+    const id = bytesToHex(ready.remoteNodeId).slice(2);
+    const dialledBy = role === 'initiator' ? this.localId : id;
+    const existing = this.connected.get(id);
+    if (existing) {
+      // Both ends decide alike: the connection dialled by the smaller node id stays.
+      const keepNew = dialledBy < existing.dialledBy;
+      if (!keepNew) return void conn.disconnect(DisconnectReason.ALREADY_CONNECTED);
+      this.connected.delete(id);
+      this.idByConn.delete(existing.conn);
+      existing.conn.disconnect(DisconnectReason.ALREADY_CONNECTED);
+    } else if (this.connected.size >= this.maxPeers() && !this.maintained.has(id)) {
+      this.stats.refused++;
+      return void conn.disconnect(DisconnectReason.TOO_MANY_PEERS);
+    }
+    const address = `0x${bytesToHex(keccak_256(hexToBytes(`0x${id}`))).slice(-40)}`;
+    const info: RlpxPeerInfo = {
+      nodeId: id,
+      clientId: ready.remoteHello.clientId,
+      remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`,
+      localAddress: `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`,
+      inbound: role === 'recipient',
+      port: ready.remoteHello.listenPort,
+      capabilities: ready.sharedCapabilities.map((c) => `${c.name}/${c.version}`),
+    };
+    this.connected.set(id, { conn, info, address, dialledBy });
+    this.idByConn.set(conn, id);
+    this.byAddress.set(address, id);
+    if (!existing) this.enqueue({ kind: 'up', peer: id });
+    this.opts.log?.('debug', 'peer connected', { peer: id.slice(0, 16), inbound: info.inbound, client: info.clientId });
+  }
+
+  private onMessage(conn: RlpxConnection, message: WireMessage): void {
+    const id = this.idByConn.get(conn);
+    if (id === undefined) return;
+    if (this.queuedMessages >= (this.opts.maxInboxEvents ?? 20_000)) {
+      this.stats.droppedMessages++;
+      return;
+    }
+    this.queuedMessages++;
+    this.enqueue({ kind: 'msg', from: id, message });
+  }
+
+  private onClose(conn: RlpxConnection, close: RlpxClose): void {
+    this.connections.delete(conn);
+    const id = this.idByConn.get(conn);
+    if (id === undefined) return;
+    this.idByConn.delete(conn);
+    const peer = this.connected.get(id)!;
+    this.connected.delete(id);
+    if (this.byAddress.get(peer.address) === id) this.byAddress.delete(peer.address);
+    this.enqueue({ kind: 'down', peer: id });
+    this.opts.log?.('debug', 'peer disconnected', { peer: id.slice(0, 16), reason: close.reasonText, by: close.initiatedBy });
+  }
+
+  private enqueue(event: InboxEvent): void {
+    this.inbox.push(event);
+    this.drain();
+  }
+
+  private drain(): void {
+    if (this.draining || this.handlers === undefined) return;
+    this.draining = true;
+    void this.drainLoop();
+  }
+
+  private async drainLoop(): Promise<void> {
+    try {
+      let handled = 0;
+      while (this.inboxHead < this.inbox.length && this.handlers !== undefined) {
+        // Let sockets and timers run between batches of events.
+        if (++handled % EVENTS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const event = this.inbox[this.inboxHead++]!;
+        if (this.inboxHead > 1024 && this.inboxHead * 2 > this.inbox.length) {
+          this.inbox.splice(0, this.inboxHead);
+          this.inboxHead = 0;
+        }
+        try {
+          if (event.kind === 'msg') {
+            this.queuedMessages--;
+            await this.handlers.onMessage(event.from, event.message);
+          } else if (event.kind === 'up') await this.handlers.onPeerConnected(event.peer);
+          else await this.handlers.onPeerDisconnected(event.peer);
+        } catch (err) {
+          this.opts.log?.('warn', 'peer event handler failed', { event: event.kind, error: String(err) });
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}
