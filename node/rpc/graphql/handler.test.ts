@@ -5,7 +5,8 @@ import { bytesToHex, hexToBytes } from '../../crypto/bytes.ts';
 import { LOGGER_CONTRACT } from '../../../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS } from '../../../sim/keys.ts';
 import { sign1559, signLegacy, startCluster, storeInitCode, type Cluster } from '../methods/test-kit.ts';
-import { createGraphqlHandler, executionError } from './handler.ts';
+import type { NodeApi } from '../node-api.ts';
+import { createGraphqlHandler, executionError, MAX_QUERY_CHARACTERS, parseWithLimits } from './handler.ts';
 import { buildResolvers } from './resolvers.ts';
 import { buildEthSchema } from './schema.ts';
 
@@ -260,4 +261,83 @@ test.serial('every field of the schema has a resolver', (t) => {
     for (const field of Object.keys(type.getFields())) if (!resolvers[type.name]?.[field]) missing.push(`${type.name}.${field}`);
   }
   t.deepEqual(missing, []);
+});
+
+// ---- graphql-java's parser limits (Besu keeps ParserOptions' defaults) -------------------------
+
+/** A handler over a NodeApi that records any use: a refused query must touch nothing. */
+function untouchableHandler(): { handle: ReturnType<typeof createGraphqlHandler>; touched: string[] } {
+  const touched: string[] = [];
+  const api = new Proxy({} as NodeApi, {
+    get: (_target, key) => {
+      touched.push(String(key));
+      throw new Error(`NodeApi.${String(key)} used`);
+    },
+  });
+  return { handle: createGraphqlHandler(api), touched };
+}
+
+const cancelled = (what: string): string => `More than ${what} have been presented. To prevent Denial Of Service attacks, parsing has been cancelled.`;
+const invalidSyntax = (message: string, line?: number, column?: number) => ({
+  errors: [{ message, locations: line === undefined ? [] : [{ line, column }], extensions: { classification: 'InvalidSyntax' } }],
+});
+
+test.serial('20,000 aliases: refused 400 at the 15,001st token, quickly, nothing executed', async (t) => {
+  const { handle, touched } = untouchableHandler();
+  const aliases = Array.from({ length: 20_000 }, (_, i) => `a${i}: chainID`);
+  const query = `{ ${aliases.join(' ')} }`;
+  // Tokens: "{" then 3 per alias (name, ':', field); the 15,001st is the 5,000th alias's field.
+  const column = query.indexOf('a4999: chainID') + 1 + 'a4999: '.length;
+  const started = performance.now();
+  const r = await handle({ method: 'POST', contentType: 'application/json', body: JSON.stringify({ query }) });
+  const elapsedMs = performance.now() - started;
+  t.is(r.status, 400);
+  t.deepEqual(JSON.parse(r.body), invalidSyntax(cancelled("15,000 'grammar' tokens"), 1, column));
+  t.deepEqual(touched, []);
+  t.true(elapsedMs < 1000, `${elapsedMs} ms`);
+});
+
+test.serial('token limit boundary: EOF counts as graphql-java\'s 15,001st token', (t) => {
+  // "{" + names + "}" + EOF
+  const at = (names: number) => parseWithLimits(`{${' a'.repeat(names)} }`);
+  t.is((at(14_997) as { kind?: string }).kind, 'Document');
+  const over = at(14_998);
+  t.deepEqual({ errors: [over] }, invalidSyntax(cancelled("15,000 'grammar' tokens"), 1, 2 + 2 * 14_998 + 2));
+});
+
+test.serial('characters, whitespace and comments limits', async (t) => {
+  const { handle, touched } = untouchableHandler();
+  const answer = async (query: string) => {
+    const r = await handle({ method: 'POST', contentType: 'application/graphql', body: query });
+    return { status: r.status, json: JSON.parse(r.body) };
+  };
+  const chars = await answer('{ chainID ' + '#'.repeat(MAX_QUERY_CHARACTERS) + '\n}');
+  t.is(chars.status, 400);
+  t.deepEqual(chars.json, invalidSyntax(cancelled('1,048,576 characters')));
+  // Each space is one whitespace token: the one after "{" and 200,000 more; the 200,001st (the
+  // run's last, column 10 + 199,999) is refused where it stands.
+  t.deepEqual((await answer('{ chainID' + ' '.repeat(200_000) + '}')).json, invalidSyntax(cancelled("200,000 'whitespace' tokens"), 1, 10 + 199_999));
+  // Just under it: parsed (and here refused by validation, for an unknown field).
+  const under = await answer('{ unknownField' + ','.repeat(199_990) + '}');
+  t.is(under.json.errors[0].extensions.classification, 'ValidationError');
+  t.deepEqual((await answer('{ chainID\n' + '# c\n'.repeat(15_001) + '}')).json, invalidSyntax(cancelled("15,000 'comments' tokens"), 15_002, 1));
+  t.deepEqual(touched, []);
+});
+
+test.serial('rules nested more than 500 deep: refused at the first rule past it (ANTLR rule depth)', (t) => {
+  const deep = (n: number) => `{${'a{'.repeat(n)}b${'}'.repeat(n)}}`;
+  // document 1, definition 2, operationDefinition 3, then per level: selectionSet, selection,
+  // field (6 at the first level), name, baseName: the field 165 levels down is the 501st rule.
+  t.is((parseWithLimits(deep(164)) as { kind?: string }).kind, 'Document');
+  const tooDeep = invalidSyntax("More than 500 deep 'grammar' rules have been entered. To prevent Denial Of Service attacks, parsing has been cancelled.", 1, 2 + 2 * 165);
+  t.deepEqual({ errors: [parseWithLimits(deep(165))] }, tooDeep);
+  // Deeper than graphql-js could parse at all (it would run out of stack): the same answer.
+  t.deepEqual({ errors: [parseWithLimits(deep(5000))] }, tooDeep);
+  // Values: argument 8, valueWithVariable 9, then objectValue, objectField, name...: the name at
+  // the 164th field is rule 501.
+  const objects = `{a(x:${'{y:'.repeat(600)}1${'}'.repeat(600)})}`;
+  t.deepEqual({ errors: [parseWithLimits(objects)] }, { errors: [{ ...tooDeep.errors[0]!, locations: [{ line: 1, column: 7 + 3 * 163 }] }] });
+  // A syntax error before the limit is the answer.
+  const early = parseWithLimits(`{ a ) ${'{'.repeat(600)}`) as { message: string };
+  t.regex(early.message, /^Invalid syntax with offending token '\)' at line 1 column 5/);
 });

@@ -18,8 +18,14 @@
  *   answers 204 with `Access-Control-Allow-Headers: *,content-type` and `Content-Length: 0`;
  *   other Origin → 403 "CORS Rejected - Invalid origin" (status line), body
  *   "Exception thrown handling RPC".
- * - Then the body limit (`--rpc-http-max-request-content-length`, default 128 MiB): over it,
- *   413 with body "Request Entity Too Large".
+ * - Then the body limit (`--rpc-http-max-request-content-length`, default 128 MiB:
+ *   JsonRpcConfiguration.DEFAULT_MAX_REQUEST_CONTENT_LENGTH and cli/DefaultCommandValues, both
+ *   `128 * 1024 * 1024`; JsonRpcHttpService passes it to BodyHandler.setBodyLimit): over it, 413
+ *   with body "Request Entity Too Large" (RoutingContextImplBase.unhandledFailure). A declared
+ *   Content-Length over the limit is refused before any of the body is read (BodyHandlerImpl
+ *   checks it first); a chunked body, as soon as it passes the limit (at most the limit is kept).
+ *   Vert.x keeps such a connection open; here it ends (closeWithUnreadBody): no more of the body
+ *   is read, and the socket goes once the client closes, or 1 s after the 413.
  * - Routes: GET / → 201, empty; GET /liveness and GET /readiness → 200/503 with the pretty JSON
  *   status body (no Content-Type); POST / (produces application/json: an Accept header that
  *   admits no application/json → 406) → optional authentication (no token → 401 with the -40100
@@ -31,6 +37,10 @@
  * - A request still running after the HTTP timeout (30 s) → 504 "Gateway Timeout" and the
  *   connection is closed (TimeoutHandler fires before JsonRpcExecutorHandler's 408 timer).
  * - Connections beyond `--rpc-http-max-active-connections` (80) are closed at once.
+ * Beyond Besu (timeouts.ts): a request must arrive whole in time (head 10 s, all of it 30 s, from
+ * its first byte) or it gets 408 and the connection closes, and an idle keep-alive connection
+ * closes after 5 s, so that clients that trickle or stall cannot hold the 80 connections; Besu
+ * (Vert.x idle timeout 0) keeps such connections open forever.
  * Not reproduced: response compression (Vert.x gzips when asked), TLS, tracing spans; and Besu's
  * parser-level 400s (bad JSON, empty batch) carry no Content-Type, here they say application/json
  * like every other dispatcher answer.
@@ -54,8 +64,10 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { formatErrorType, type DispatchResult, type Dispatcher, type RpcContext } from '../dispatcher.ts';
 import { healthBody, healthStatus, LIVENESS_PATH, READINESS_PATH } from './health.ts';
 import { installFastFrontEnd, type FastReply, type FastRoute } from './http1-fast.ts';
+import { applyHttpTimeouts, httpServerTimerOptions, resolveHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 
 export const DEFAULT_HOST_ALLOWLIST: readonly string[] = ['localhost', '127.0.0.1'];
+/** Besu's --rpc-http-max-request-content-length default (JsonRpcConfiguration, DefaultCommandValues). */
 export const DEFAULT_MAX_REQUEST_BYTES = 128 * 1024 * 1024;
 export const DEFAULT_MAX_ACTIVE_CONNECTIONS = 80;
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
@@ -117,8 +129,10 @@ export interface HttpRpcOptions {
   maxRequestBytes?: number;
   /** --rpc-http-max-active-connections; default 80. */
   maxActiveConnections?: number;
-  /** Besu's HTTP timeout; default 30 s. */
+  /** Besu's HTTP timeout (a request's execution); default 30 s. */
   timeoutMs?: number;
+  /** Slow-client timers (timeouts.ts); default head 10 s, request 30 s, keep-alive 5 s; 0 turns one off. */
+  timeouts?: Partial<HttpTimeouts>;
   /** Default: always healthy. */
   health?: HealthSource;
   auth?: HttpAuthHook;
@@ -224,6 +238,31 @@ interface RawReply {
   body?: string;
   statusMessage?: string;
   closeConnection?: boolean;
+  /**
+   * A refusal with the body unread: end the connection with closeWithUnreadBody (not with
+   * Connection: close, on which node:http closes at once).
+   */
+  unreadBody?: boolean;
+}
+
+/** How long a refused connection may linger for the client to read the refusal (closeWithUnreadBody). */
+export const REFUSAL_LINGER_MS = 1000;
+
+/**
+ * Ends a connection after a refusal that left the request body unread (413): reading stops, our
+ * side ends at once (the client reads the refusal, then the end) and the connection goes when
+ * the client closes, or after REFUSAL_LINGER_MS. Closing at once with unread bytes would make the
+ * kernel reset the connection, and a client still sending then gets the reset, not the answer.
+ */
+export function closeWithUnreadBody(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    req.pause(); // after node:http's own finish step, which may have resumed it to discard the body
+    const socket = req.socket;
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 /** Writes a response exactly as given (no default headers added). */
@@ -237,10 +276,13 @@ function writeRaw(req: IncomingMessage, res: ServerResponse, r: RawReply, extraH
   res.writeHead(r.status, headers);
   res.end(body);
   if (r.closeConnection) res.once('finish', () => req.socket.destroySoon());
+  if (r.unreadBody) closeWithUnreadBody(req, res);
 }
 
 const CORS_REJECTED: RawReply = { status: 403, statusMessage: 'CORS Rejected - Invalid origin', body: 'Exception thrown handling RPC' };
-const TOO_LARGE: RawReply = { status: 413, body: 'Request Entity Too Large', closeConnection: true };
+/** Netty's reason phrase for 413 (HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE), also the body. */
+export const TOO_LARGE_REASON = 'Request Entity Too Large';
+const TOO_LARGE: RawReply = { status: 413, statusMessage: TOO_LARGE_REASON, body: TOO_LARGE_REASON, unreadBody: true };
 
 type Env = { Bindings: HttpBindings; Variables: { extraHeaders: Record<string, string> } };
 
@@ -250,10 +292,14 @@ function reply(c: Context<Env>, r: RawReply): Response {
   return RESPONSE_ALREADY_SENT;
 }
 
-class BodyTooLarge extends Error {}
+/** A request body passed its limit (readRequestBody). */
+export class BodyTooLarge extends Error {}
 
-/** Reads the request body up to `limit` bytes (BodyTooLarge beyond). */
-function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the request body up to `limit` bytes; past it, stops reading (the stream is paused) and
+ * rejects with BodyTooLarge: answer 413 and end the connection with closeWithUnreadBody.
+ */
+export function readRequestBody(incoming: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -261,7 +307,9 @@ function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         cleanup();
-        incoming.resume(); // discard the rest
+        // Read no more: the 413 ends the connection (closeWithUnreadBody), the rest is never read.
+        incoming.pause();
+        chunks.length = 0;
         reject(new BodyTooLarge());
         return;
       }
@@ -311,6 +359,7 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
   const maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const maxActiveConnections = opts.maxActiveConnections ?? DEFAULT_MAX_ACTIVE_CONNECTIONS;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  const timeouts = resolveHttpTimeouts(opts.timeouts);
   const onError = opts.onError ?? ((e: unknown) => console.error('JSON-RPC HTTP:', e));
   const health: HealthSource = opts.health ?? { liveness: () => true, readiness: () => true };
   if (!(Number.isSafeInteger(maxActiveConnections) && maxActiveConnections > 0)) throw new RangeError('Invalid max active connections configuration.');
@@ -359,7 +408,7 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
     }
     let text: string;
     try {
-      text = (await readBody(req, maxRequestBytes)).toString('utf8');
+      text = (await readRequestBody(req, maxRequestBytes)).toString('utf8');
     } catch (e) {
       if (e instanceof BodyTooLarge) writeRaw(req, res, TOO_LARGE, extra);
       return; // otherwise the client went away
@@ -493,7 +542,7 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
     if (opts.auth === undefined) return reply(c, { status: 400, statusMessage: 'Authentication not enabled' });
     let text: string;
     try {
-      text = (await readBody(c.env.incoming, maxRequestBytes)).toString('utf8');
+      text = (await readRequestBody(c.env.incoming, maxRequestBytes)).toString('utf8');
     } catch (e) {
       if (e instanceof BodyTooLarge) return reply(c, TOO_LARGE);
       return RESPONSE_ALREADY_SENT;
@@ -531,8 +580,9 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
   };
 
   // requireHostHeader: false so that a request without Host gets Besu's 403 rather than Node's 400.
-  const server: Server = createServer({ requireHostHeader: false }, listener);
+  const server: Server = createServer({ requireHostHeader: false, ...httpServerTimerOptions(timeouts) }, listener);
   server.maxConnections = maxActiveConnections;
+  applyHttpTimeouts(server, timeouts); // before the fast path, which reads them off the server
   const fast = installFastFrontEnd(server, fastRoute);
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {

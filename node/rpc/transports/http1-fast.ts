@@ -23,11 +23,14 @@
  * route's headers in order, Content-Length, Date, `Connection: keep-alive` and
  * `Keep-Alive: timeout=<keepAliveTimeout>`; Date then `Connection: close` when the client asked
  * to close; `Connection: close` then Date when the route's answer closes).
- * Timers, as node:http's: an idle keep-alive connection closes after `server.keepAliveTimeout`;
- * an incomplete request gets `408 Request Timeout` and the connection closes after
- * `server.headersTimeout` (head) or `server.requestTimeout` (body); a request whose answer takes
- * longer than `timeoutMs` gets the route's timeout answer and the connection closes. One sweep
- * timer per server checks these (period: a tenth of the shortest, at most 1 s).
+ * Timers, as node:http's (timeouts.ts sets them): an idle keep-alive connection closes after
+ * `server.keepAliveTimeout`; a request not complete in time gets `408 Request Timeout` and the
+ * connection closes: its head within `server.headersTimeout` and the whole of it within
+ * `server.requestTimeout`, both counted from its first byte (a new connection's from its opening,
+ * so a client that connects and sends nothing goes too), so that slow or stalled clients cannot
+ * keep connections; a request whose answer takes longer than `timeoutMs` gets the route's timeout
+ * answer and the connection closes. One sweep timer per server checks these (period: a tenth of
+ * the shortest timer, within 5 ms .. 1 s).
  *
  * Known differences from node:http: when a client half-closes while a pipelined request that has
  * to be handed off still waits behind an answer in flight, that connection is closed instead of
@@ -35,6 +38,7 @@
  */
 import { STATUS_CODES, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { checkPeriodMs } from './timeouts.ts';
 
 /** node:http's default --max-http-header-size. */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -191,7 +195,8 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
     private waitingDrain = false;
     /** Date.now() values the sweep compares with its timers. */
     private idleSince = Date.now();
-    private partialSince = 0;
+    /** When the request now arriving began (0: none); a new connection waits for its first head. */
+    private partialSince = Date.now();
     private requestStart = 0;
     /** The admitted prefix of the request in flight (for its timeout answer). */
     private servingPrefix = '';
@@ -431,7 +436,7 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
     open.add(new Connection(socket));
   });
 
-  const period = Math.max(5, Math.min(1000, Math.floor(Math.min(route.timeoutMs, server.keepAliveTimeout || Infinity) / 10)));
+  const period = checkPeriodMs(route.timeoutMs, server.keepAliveTimeout, server.headersTimeout, server.requestTimeout);
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const c of open) c.sweep(now);

@@ -15,17 +15,26 @@
  * brackets balance (strings and escapes tracked); '"' starts a top-level string; anything else
  * starts a bare token (number, literal or garbage) that ends at whitespace, '{', '[' or '"'. Each
  * complete value's text goes to the dispatcher, which answers -32700 for malformed JSON and
- * nothing for scalars (Besu's IPC rules). A value longer than `maxRequestBytes` (128 MiB) is
- * answered -32700 at once and skipped to its end without being kept. A connection's values are
- * answered in order; reading pauses while too many wait.
+ * nothing for scalars (Besu's IPC rules). A value longer than `maxRequestBytes` is answered -32700
+ * at once and skipped to its end without being kept. A connection's values are answered in order;
+ * reading pauses while too many wait (by count, or by size: `maxRequestBytes` in all).
+ *
+ * Limits here, not in Besu (which keeps nothing between reads and has no IPC size option):
+ * `maxRequestBytes` defaults to 128 MiB, the HTTP body limit's default
+ * (--rpc-http-max-request-content-length); a value still incomplete `partialRequestTimeoutMs`
+ * (30 s) after its first byte ends the connection with a -32700, so that a client that sends half
+ * a value and stops does not hold its buffer forever. IPC has no batch size limit (Besu checks
+ * --rpc-http-max-batch-size on HTTP only).
  */
 import { connectionNotifier, tickBatcher } from './notifier.ts';
+import { checkPeriodMs } from './timeouts.ts';
 import { lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
 import { ListenError } from './listen.ts';
 
 export const DEFAULT_IPC_MAX_REQUEST_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_IPC_PARTIAL_REQUEST_TIMEOUT_MS = 30_000;
 /** `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` */
 export const IPC_PARSE_ERROR = formatErrorType(null, 'PARSE_ERROR');
 const INTERNAL_ERROR = formatErrorType(null, 'INTERNAL_ERROR');
@@ -38,6 +47,8 @@ export interface IpcRpcOptions {
   onConnectionClosed?: (connectionId: string) => void;
   /** Longest JSON value accepted; default 128 MiB. */
   maxRequestBytes?: number;
+  /** A value still incomplete this long after its first byte ends the connection; default 30 s; 0: never. */
+  partialRequestTimeoutMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -73,6 +84,8 @@ export class JsonStreamFramer {
   private partsBytes = 0;
   /** The value in progress went over the limit: scan to its end without keeping it. */
   private skipping = false;
+  /** Values begun so far (a change tells that the pending value is a new one). */
+  private begun = 0;
 
   constructor(maxBytes = DEFAULT_IPC_MAX_REQUEST_BYTES) {
     this.maxBytes = maxBytes;
@@ -81,6 +94,11 @@ export class JsonStreamFramer {
   /** True while a value is incomplete. */
   get pending(): boolean {
     return this.mode !== 'idle';
+  }
+
+  /** How many values have begun (complete or not). */
+  get valuesBegun(): number {
+    return this.begun;
   }
 
   push(chunk: Buffer): JsonFrame[] {
@@ -92,6 +110,7 @@ export class JsonStreamFramer {
         case 'idle':
           if (IS_WS[c] === 1) continue;
           start = i;
+          this.begun++;
           this.inString = false;
           this.escape = false;
           if (c === LBRACE || c === LBRACKET) {
@@ -208,11 +227,30 @@ async function removeStaleSocket(path: string): Promise<void> {
 
 export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
   const maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_IPC_MAX_REQUEST_BYTES;
+  const partialRequestTimeoutMs = opts.partialRequestTimeoutMs ?? DEFAULT_IPC_PARTIAL_REQUEST_TIMEOUT_MS;
   const onError = opts.onError ?? ((e: unknown) => console.error('JSON-RPC IPC:', e));
+  if (!(Number.isSafeInteger(partialRequestTimeoutMs) && partialRequestTimeoutMs >= 0)) throw new RangeError('partialRequestTimeoutMs must be a non-negative integer');
   await removeStaleSocket(opts.path);
 
   let nextConnection = 1;
   const sockets = new Set<Socket>();
+  /** Date.now() when each connection's incomplete value began (connections with one only). */
+  const partialSince = new Map<Socket, number>();
+  const sweeper =
+    partialRequestTimeoutMs > 0
+      ? setInterval(() => {
+          const now = Date.now();
+          for (const [socket, since] of partialSince) {
+            if (now - since < partialRequestTimeoutMs) continue;
+            partialSince.delete(socket);
+            // The answer may not get out if the client does not read; the connection goes either way.
+            if (socket.writable) socket.write(IPC_PARSE_ERROR + '\n');
+            socket.destroySoon();
+            setTimeout(() => socket.destroy(), 1000).unref();
+          }
+        }, checkPeriodMs(partialRequestTimeoutMs))
+      : undefined;
+  sweeper?.unref();
 
   const onConnection = (socket: Socket): void => {
     const connectionId = `ipc-${nextConnection++}`;
@@ -228,7 +266,9 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
     const notify = connectionNotifier(write, onError);
     const ctx: RpcContext = { transport: 'ipc', connectionId, notify };
     const framer = new JsonStreamFramer(maxRequestBytes);
+    let valuesBegun = 0;
     const queue: JsonFrame[] = [];
+    let queuedChars = 0;
     let working = false;
     let paused = false;
     /** The client half-closed: answer what it sent, then close our side. */
@@ -240,7 +280,8 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
       try {
         while (queue.length > 0 && !closed) {
           const frame = queue.shift()!;
-          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4) {
+          if (frame.kind === 'value') queuedChars -= frame.text.length;
+          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4 && queuedChars < maxRequestBytes / 4) {
             paused = false;
             socket.resume();
           }
@@ -264,9 +305,15 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
 
     socket.on('data', (chunk: Buffer) => {
       const frames = framer.push(chunk);
+      if (!framer.pending) partialSince.delete(socket);
+      else if (framer.valuesBegun !== valuesBegun) partialSince.set(socket, Date.now()); // a new incomplete value
+      valuesBegun = framer.valuesBegun;
       if (frames.length === 0) return;
-      queue.push(...frames);
-      if (!paused && queue.length >= MAX_QUEUED_REQUESTS) {
+      for (const frame of frames) {
+        queue.push(frame);
+        if (frame.kind === 'value') queuedChars += frame.text.length;
+      }
+      if (!paused && (queue.length >= MAX_QUEUED_REQUESTS || queuedChars >= maxRequestBytes)) {
         paused = true;
         socket.pause();
       }
@@ -277,13 +324,16 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
     });
     socket.once('end', () => {
       clientEnded = true;
+      partialSince.delete(socket);
       queue.push(...framer.end());
       void work();
     });
     socket.once('close', () => {
       closed = true;
       queue.length = 0;
+      queuedChars = 0;
       sockets.delete(socket);
+      partialSince.delete(socket);
       try {
         opts.onConnectionClosed?.(connectionId);
       } catch (e) {
@@ -310,6 +360,7 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
     connectionCount: () => sockets.size,
     close(): Promise<void> {
       closing ??= (async () => {
+        clearInterval(sweeper);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           for (const s of sockets) s.destroy();

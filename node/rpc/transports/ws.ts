@@ -5,11 +5,15 @@
  * WebSocketMessageHandler,JsonResponseStreamer,WebSocketConfiguration}.java,
  * websocket/subscription/{SubscriptionManager,response/SubscriptionResponse,
  * response/SubscriptionResponseResult}.java; Netty WebSocket08FrameDecoder):
- * - `--rpc-ws-max-frame-size` (default 1 MiB): a larger frame makes Netty close the connection
- *   with 1009 (MESSAGE_TOO_BIG) and reason "Max frame length of <n> has been exceeded.".
- *   (Vert.x also allows messages of up to 4 frames; ws has one limit for a whole message, so here a
- *   message — fragmented or not — is limited to the frame size.)
+ * - `--rpc-ws-max-frame-size` (default 1 MiB: cli/DefaultCommandValues.DEFAULT_WS_MAX_FRAME_SIZE;
+ *   WebSocketService sets it as Vert.x's max frame size and 4 times it as the max message size): a
+ *   larger frame makes Netty close the connection with 1009 (MESSAGE_TOO_BIG) and reason "Max frame
+ *   length of <n> has been exceeded.". ws refuses it the same way as soon as the frame header
+ *   announces the length, before reading the payload. (ws has one limit for a whole message, so
+ *   here a message — fragmented or not — is limited to the frame size, not 4 times it.)
  * - `--rpc-ws-max-active-connections` (default 80): connections beyond it are closed at once.
+ * - No batch size limit (--rpc-http-max-batch-size is HTTP's: only JsonRpcArrayExecutor checks
+ *   it); a batch is bounded by the message size.
  * - The upgrade is refused with 403 when the Host is not in `--host-allowlist`. The only
  *   sub-protocol the server accepts is "undefined" (Vert.x addWebSocketSubProtocol("undefined")).
  * - Plain HTTP requests: Host check (403 `{"message":"Host not authorized."}`), POST /login (auth
@@ -20,6 +24,13 @@
  * - Notifications: `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":<id>,
  *   "result":<result>}}` as a text message to the subscribing connection.
  * - When a connection closes, its subscriptions go (here: `onConnectionClosed(connectionId)`).
+ * - POST /login reads its body with Vert.x web's default BodyHandler limit, 10 MiB.
+ * Beyond Besu (whose Vert.x server has no idle timeout), against clients that hold connections:
+ * the HTTP request before the upgrade has the timers of timeouts.ts (head within 10 s, else 408
+ * and close); after it, the server pings every `heartbeatIntervalMs` (30 s) and ends a connection
+ * that has not answered the previous ping (a dead peer, or one stalled in the middle of a frame,
+ * whose pong would be read as that frame's payload). Requests read ahead are bounded in number and
+ * in size (reading pauses beyond).
  */
 import { listenOn } from './listen.ts';
 import { connectionNotifier, tickBatcher } from './notifier.ts';
@@ -28,16 +39,21 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
-import { acceptsJson, bearerToken, DEFAULT_HOST_ALLOWLIST, HOST_NOT_AUTHORIZED_BODY, hostAllowed, type AuthOutcome, type AuthRequest, type PlainResponse } from './http.ts';
+import { acceptsJson, bearerToken, BodyTooLarge, closeWithUnreadBody, DEFAULT_HOST_ALLOWLIST, HOST_NOT_AUTHORIZED_BODY, hostAllowed, readRequestBody, TOO_LARGE_REASON, type AuthOutcome, type AuthRequest, type PlainResponse } from './http.ts';
+import { applyHttpTimeouts, httpServerTimerOptions, resolveHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 
 export const DEFAULT_WS_MAX_FRAME_SIZE = 1024 * 1024;
 export const DEFAULT_WS_MAX_ACTIVE_CONNECTIONS = 80;
+export const DEFAULT_WS_HEARTBEAT_INTERVAL_MS = 30_000;
+/** Vert.x web's BodyHandler default limit (POST /login). */
+const LOGIN_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const WS_HTTP_NOT_SUPPORTED = "Websocket endpoint can't handle HTTP requests";
 /** RFC 6455 close code 1009 (message too big). */
 export const CLOSE_MESSAGE_TOO_BIG = 1009;
 
-/** Requests read ahead per connection before the socket is paused. */
+/** Requests read ahead per connection before the socket is paused, in number and in size (frame sizes, counted in UTF-16 units). */
 const MAX_QUEUED_REQUESTS = 256;
+const MAX_QUEUED_FRAME_SIZES = 4;
 
 export interface WsAuthHook {
   /** Runs once at the upgrade; 'unauthorized' is taken as "no user" (Besu keeps the connection and refuses methods one by one). */
@@ -59,6 +75,10 @@ export interface WsRpcOptions {
   onConnectionClosed?: (connectionId: string) => void;
   /** A connection whose unsent output exceeds this is dropped (a client not reading). Default 256 MiB. */
   maxBufferedBytes?: number;
+  /** Ping period; a connection that has not answered the previous ping is ended. Default 30 s; 0: no pings. */
+  heartbeatIntervalMs?: number;
+  /** Timers for the HTTP request before the upgrade (timeouts.ts); 0 turns one off. */
+  timeouts?: Partial<HttpTimeouts>;
   auth?: WsAuthHook;
   onError?: (error: unknown) => void;
 }
@@ -94,9 +114,13 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
   const maxActiveConnections = opts.maxActiveConnections ?? DEFAULT_WS_MAX_ACTIVE_CONNECTIONS;
   const allowlist = opts.hostAllowlist ?? [...DEFAULT_HOST_ALLOWLIST];
   const maxBufferedBytes = opts.maxBufferedBytes ?? 256 * 1024 * 1024;
+  const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? DEFAULT_WS_HEARTBEAT_INTERVAL_MS;
+  const timeouts = resolveHttpTimeouts(opts.timeouts);
+  const maxQueuedChars = maxFrameSize * MAX_QUEUED_FRAME_SIZES;
   const onError = opts.onError ?? ((e: unknown) => console.error('JSON-RPC WebSocket:', e));
   if (!(Number.isSafeInteger(maxFrameSize) && maxFrameSize > 0)) throw new RangeError('maxFrameSize must be a positive integer');
   if (!(Number.isSafeInteger(maxActiveConnections) && maxActiveConnections > 0)) throw new RangeError('Invalid max active connections configuration.');
+  if (!(Number.isSafeInteger(heartbeatIntervalMs) && heartbeatIntervalMs >= 0)) throw new RangeError('heartbeatIntervalMs must be a non-negative integer');
   const tooBigReason = `Max frame length of ${maxFrameSize} has been exceeded.`;
 
   const wss = new WebSocketServer({
@@ -108,10 +132,28 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
 
   let nextConnection = 1;
   const open = new Set<WebSocket>();
+  /** Connections that have answered (or been opened since) the last ping. */
+  const alive = new WeakSet<WebSocket>();
+  const heartbeat =
+    heartbeatIntervalMs > 0
+      ? setInterval(() => {
+          for (const ws of open) {
+            if (!alive.has(ws)) {
+              ws.terminate();
+              continue;
+            }
+            alive.delete(ws);
+            ws.ping();
+          }
+        }, heartbeatIntervalMs)
+      : undefined;
+  heartbeat?.unref();
 
   const onConnection = (ws: WebSocket, permissions: string[] | undefined, socket: Duplex): void => {
     const connectionId = `ws-${nextConnection++}`;
     open.add(ws);
+    alive.add(ws);
+    ws.on('pong', () => alive.add(ws));
     // ws closes an over-limit message with 1009 and no reason; Netty gives one. Add it.
     const close = ws.close.bind(ws);
     ws.close = (code?: number, reason?: string | Buffer) => close(code, reason ?? (code === CLOSE_MESSAGE_TOO_BIG ? tooBigReason : undefined));
@@ -132,6 +174,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     if (permissions !== undefined) ctx.permissions = permissions;
 
     const queue: string[] = [];
+    let queuedChars = 0;
     let working = false;
     let paused = false;
     const work = async (): Promise<void> => {
@@ -140,7 +183,8 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
       try {
         while (queue.length > 0 && ws.readyState === WebSocket.OPEN) {
           const text = queue.shift()!;
-          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4) {
+          queuedChars -= text.length;
+          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4 && queuedChars < maxQueuedChars / 4) {
             paused = false;
             ws.resume();
           }
@@ -158,8 +202,10 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     };
 
     ws.on('message', (data: RawData) => {
-      queue.push(rawDataToString(data));
-      if (!paused && queue.length >= MAX_QUEUED_REQUESTS) {
+      const text = rawDataToString(data);
+      queue.push(text);
+      queuedChars += text.length;
+      if (!paused && (queue.length >= MAX_QUEUED_REQUESTS || queuedChars >= maxQueuedChars)) {
         paused = true;
         ws.pause();
       }
@@ -171,6 +217,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     ws.once('close', () => {
       open.delete(ws);
       queue.length = 0;
+      queuedChars = 0;
       try {
         opts.onConnectionClosed?.(connectionId);
       } catch (e) {
@@ -179,7 +226,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     });
   };
 
-  const server: Server = createServer({ requireHostHeader: false }, async (req: IncomingMessage, res: ServerResponse) => {
+  const server: Server = createServer({ requireHostHeader: false, ...httpServerTimerOptions(timeouts) }, async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(allowlist, req.headers.host)) {
       plainHttp(res, 403, HOST_NOT_AUTHORIZED_BODY, { 'Content-Type': 'application/json; charset=utf-8' });
       return;
@@ -191,27 +238,18 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
         plainHttp(res, 400, '', {}, 'Authentication not enabled');
         return;
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let tooBig = false;
+      let body: string;
       try {
-        for await (const chunk of req as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > maxFrameSize * 4) {
-            tooBig = true;
-            break;
-          }
-          chunks.push(chunk);
+        body = (await readRequestBody(req, LOGIN_MAX_BODY_BYTES)).toString('utf8');
+      } catch (e) {
+        if (e instanceof BodyTooLarge) {
+          plainHttp(res, 413, TOO_LARGE_REASON, {}, TOO_LARGE_REASON);
+          closeWithUnreadBody(req, res);
         }
-      } catch {
-        return;
-      }
-      if (tooBig) {
-        plainHttp(res, 413, 'Request Entity Too Large', { Connection: 'close' });
         return;
       }
       try {
-        const r = await opts.auth.login(Buffer.concat(chunks).toString('utf8'));
+        const r = await opts.auth.login(body);
         plainHttp(res, r.status, r.body ?? '', r.headers ?? {}, r.statusMessage);
       } catch (e) {
         onError(e);
@@ -223,6 +261,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     plainHttp(res, 400, WS_HTTP_NOT_SUPPORTED);
   });
   server.maxConnections = maxActiveConnections;
+  applyHttpTimeouts(server, timeouts);
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -258,6 +297,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     connectionCount: () => open.size,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
+        clearInterval(heartbeat);
         for (const ws of open) ws.terminate();
         wss.close();
         server.close(() => resolve());
