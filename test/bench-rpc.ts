@@ -34,7 +34,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { startNetwork } from '../cli/network-command.ts';
+import { startNetwork, startProcessNetwork } from '../cli/network-command.ts';
+import { sharedCommonFor } from '../node/chain/common.ts';
 import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
@@ -75,10 +76,19 @@ const progress = (text: string): void => void process.stderr.write(`bench: ${tex
 /** What the bench needs of a running target: ports, the nodes (for head events), shutdown. */
 interface Target {
   name: string;
+  /** The nodes when they run in this process (empty when each is its own process). */
   nodes: LiveNode[];
+  common: Common;
   httpPort: number;
   wsPorts: number[];
+  /** Blocks node 0 imports from now on. */
+  watchHeadsOfFirst(): HeadWatch;
   close(): Promise<void>;
+}
+
+interface HeadWatch {
+  blocks: Array<{ node: number; number: number; txs: number; at: number }>;
+  stop(): void;
 }
 
 // ---- targets ------------------------------------------------------------------------------------
@@ -96,12 +106,61 @@ async function startSingleNode(): Promise<Target> {
     '--host-allowlist', '*', '--min-gas-price', '0',
   ]);
   const live = await startLiveNode(opts, { name: 'single', genesis, privateKey: key.privateKey, log: new LiveLog({ name: 'single', level: 'warn' }), p2pEnabled: false });
-  return { name: 'single-validator', nodes: [live], httpPort: live.servers.httpPort!, wsPorts: [live.servers.wsPort!], close: () => live.close() };
+  const target: Target = {
+    name: 'single-validator',
+    nodes: [live],
+    common: live.node.common,
+    httpPort: live.servers.httpPort!,
+    wsPorts: [live.servers.wsPort!],
+    watchHeadsOfFirst: () => watchHeads({ ...target, nodes: [live] }),
+    close: () => live.close(),
+  };
+  return target;
 }
 
 async function startFourValidators(): Promise<Target> {
-  const net = await startNetwork({ validators: '4', 'data-path': mkdtempSync(join(tmpdir(), 'qbft-lab-bench-')), 'base-port': '0' }, Date.now());
-  return { name: '4-validator-network', nodes: net.nodes, httpPort: net.httpPorts[0]!, wsPorts: net.wsPorts, close: () => net.close() };
+  const net = await startNetwork({ validators: '4', 'data-path': mkdtempSync(join(tmpdir(), 'qbft-lab-bench-')), 'base-port': '0', 'single-process': true }, Date.now());
+  const target: Target = {
+    name: '4-validator-network',
+    nodes: net.nodes,
+    common: net.nodes[0]!.node.common,
+    httpPort: net.httpPorts[0]!,
+    wsPorts: net.wsPorts,
+    watchHeadsOfFirst: () => watchHeads({ ...target, nodes: [net.nodes[0]!] }),
+    close: () => net.close(),
+  };
+  return target;
+}
+
+/** Four validators, each its own `qbft-lab node` process, peered over RLPx. */
+async function startFourValidatorProcesses(): Promise<Target> {
+  const { net, files } = await startProcessNetwork({ validators: '4', 'data-path': mkdtempSync(join(tmpdir(), 'qbft-lab-bench-procs-')), 'base-port': '0' }, Date.now());
+  const port = net.nodes[0]!.httpPort!;
+  return {
+    name: '4-validator-processes',
+    nodes: [],
+    common: sharedCommonFor(files.genesis),
+    httpPort: port,
+    wsPorts: net.nodes.map((n) => n.wsPort!),
+    watchHeadsOfFirst: () => pollHeads(port),
+    close: () => net.close(),
+  };
+}
+
+/** Blocks seen by polling node 0 over JSON-RPC (for nodes in other processes). */
+function pollHeads(port: number): HeadWatch {
+  const blocks: HeadWatch['blocks'] = [];
+  let stopped = false;
+  void (async () => {
+    let next = Number(BigInt(await rpc(port, 'eth_blockNumber', []))) + 1;
+    while (!stopped) {
+      const head = Number(BigInt(await rpc(port, 'eth_blockNumber', [])));
+      const at = wallNow();
+      for (; next <= head; next++) blocks.push({ node: 0, number: next, txs: Number(BigInt(await rpc(port, 'eth_getBlockTransactionCountByNumber', [`0x${next.toString(16)}`]))), at });
+      await sleep(20);
+    }
+  })();
+  return { blocks, stop: () => void (stopped = true) };
 }
 
 async function freePort(): Promise<number> {
@@ -160,7 +219,7 @@ function signed(common: Common, from: NodeKey, nonce: bigint, to: Hex, value: bi
 /** `count` bench senders, funded from Besu's development accounts; resolves once funded. */
 async function fundSenders(target: Target, count: number): Promise<NodeKey[]> {
   const port = target.httpPort;
-  const common = target.nodes[0]!.node.common;
+  const common = target.common;
   const senders = Array.from({ length: count }, (_, i) => deterministicKey('bench-sender', i));
   const raws: Hex[] = [];
   for (let k = 0; k < BESU_TEST_ACCOUNTS.length; k++) {
@@ -296,7 +355,7 @@ async function wsFanout(target: Target, o: RpcBenchOptions, senders: NodeKey[]):
   const clients = 100;
   const seconds = o.quick ? 4 : 10;
   const logsPerSecond = 100;
-  const common = target.nodes[0]!.node.common;
+  const common = target.common;
   const port = target.httpPort;
 
   // Logger calls, pre-signed: `logsPerSecond` a second, spread over the senders.
@@ -406,7 +465,7 @@ async function wsFanout(target: Target, o: RpcBenchOptions, senders: NodeKey[]):
 async function transferThroughput(target: Target, o: RpcBenchOptions, senders: NodeKey[]): Promise<void> {
   const perSender = o.quick ? 30 : 100;
   const port = target.httpPort;
-  const common = target.nodes[0]!.node.common;
+  const common = target.common;
   const nonces = await Promise.all(senders.map(async (s) => BigInt(await rpc(port, 'eth_getTransactionCount', [s.address, 'pending']))));
   // Interleaved by sender, as independent wallets would send; each to the next sender.
   const raws: Hex[] = [];
@@ -416,7 +475,7 @@ async function transferThroughput(target: Target, o: RpcBenchOptions, senders: N
   const transfers = raws.length;
   progress(`transfers on ${target.name}: ${transfers}`);
   // Let the chain settle on an empty block so the run starts right after a block.
-  const heads = watchHeads({ ...target, nodes: [target.nodes[0]!] });
+  const heads = target.watchHeadsOfFirst();
   const cpu0 = process.cpuUsage();
   const start = wallNow();
   await sendRaw(port, raws);
@@ -449,10 +508,10 @@ async function transferThroughput(target: Target, o: RpcBenchOptions, senders: N
     transfersPerSecond: Math.round(included / ((lastInclusion - start) / 1000)),
     targetTransfersPerSecond: TRANSFER_TARGET_PER_SECOND,
     blocks: blocks.map((b) => ({ number: b.number, txs: b.txs, atSeconds: round2((b.at - start) / 1000) })),
-    nodeCpuPercent: round2(((cpu.user + cpu.system) / 1000 / (done - start)) * 100),
-    // The process's CPU (four validators, their pools, RPC, GC threads) per transfer: the figure
-    // that does not depend on how busy the machine is.
-    nodeCpuMsPerTransfer: round2((cpu.user + cpu.system) / 1000 / Math.max(1, included)),
+    // This process's CPU (four validators, their pools, RPC, GC threads) per transfer: the figure
+    // that does not depend on how busy the machine is. Not measured when the nodes are other processes.
+    nodeCpuPercent: target.nodes.length > 0 ? round2(((cpu.user + cpu.system) / 1000 / (done - start)) * 100) : null,
+    nodeCpuMsPerTransfer: target.nodes.length > 0 ? round2((cpu.user + cpu.system) / 1000 / Math.max(1, included)) : null,
     timedOut: included < transfers && wallSeconds >= 120,
   });
 }
@@ -463,15 +522,17 @@ export async function runRpcBench(o: RpcBenchOptions): Promise<void> {
   const wants = (part: string) => o.only === undefined || o.only.size === 0 || o.only.has(part);
   const ganache = o.ganache !== undefined && wants('http') ? await startGanache(o.ganache) : undefined;
   try {
-    for (const start of [startSingleNode, startFourValidators]) {
+    for (const start of [startSingleNode, startFourValidators, startFourValidatorProcesses]) {
+      const inProcess = start !== startFourValidatorProcesses;
+      if (!inProcess && !wants('transfers')) continue;
       const target = await start();
       try {
         await sleep(1500); // a block or two
-        if (wants('http')) await httpFigures(target, o, target.nodes.length === 1 ? ganache?.port : undefined);
+        if (wants('http') && inProcess) await httpFigures(target, o, target.nodes.length === 1 ? ganache?.port : undefined);
         if (wants('ws') || wants('transfers')) {
           const senders = await fundSenders(target, 30);
-          if (wants('ws')) await wsFanout(target, o, senders);
-          if (wants('transfers') && target.nodes.length > 1) await transferThroughput(target, o, senders);
+          if (wants('ws') && inProcess) await wsFanout(target, o, senders);
+          if (wants('transfers') && target.name !== 'single-validator') await transferThroughput(target, o, senders);
         }
       } finally {
         await target.close();

@@ -37,7 +37,7 @@
  * - ids are parsed with JSON.parse: integers beyond 2^53 lose precision, and 1.0 is echoed as 1
  *   (Besu echoes BigInteger ids exactly and Doubles as "1.0").
  * - maxBatchSize applies on every transport when > 0; Besu enforces --rpc-http-max-batch-size on
- *   HTTP only, so ws/ipc transports pass 0 for exact parity.
+ *   HTTP only, while qbft-lab's WebSocket and IPC servers pass 1024 (rpc-servers.ts says why).
  */
 import { RpcError, RpcErrorType, type RpcErrorTypeName } from './errors.ts';
 import {

@@ -9,6 +9,13 @@ import { startWsRpc } from './transports/ws.ts';
 import { startIpcRpc } from './transports/ipc.ts';
 
 /** Authentication of one endpoint: the hook checking tokens and serving /login, and the methods open to anyone. */
+/**
+ * Besu bounds batches on HTTP only (--rpc-http-max-batch-size, 1024). A WebSocket message (4 MiB)
+ * or an IPC value (128 MiB) of empty objects would otherwise ask for millions of error replies, so
+ * qbft-lab holds WebSocket and IPC batches to Besu's HTTP default too.
+ */
+const NON_HTTP_MAX_BATCH_SIZE = 1024;
+
 export interface EndpointAuth {
   hook: HttpAuthHook;
   methodsNoAuth: string[];
@@ -60,7 +67,7 @@ export async function startRpcServers(o: RpcServersOptions): Promise<RpcServers>
       const dispatcher = new Dispatcher({
         registry: o.registry,
         enabledApis: new Set(parseApiList(o.ws.apis, { option: '--rpc-ws-api' })),
-        maxBatchSize: 0,
+        maxBatchSize: NON_HTTP_MAX_BATCH_SIZE,
         transport: 'ws',
         authEnabled: auth !== undefined,
         methodsNoAuth: new Set(auth?.methodsNoAuth ?? []),
@@ -70,7 +77,7 @@ export async function startRpcServers(o: RpcServersOptions): Promise<RpcServers>
       servers.wsPort = ws.port;
     }
     if (o.ipc) {
-      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ipc.apis, { option: '--Xrpc-ipc-api' })), maxBatchSize: 0, transport: 'ipc' });
+      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ipc.apis, { option: '--Xrpc-ipc-api' })), maxBatchSize: NON_HTTP_MAX_BATCH_SIZE, transport: 'ipc' });
       const ipc = await startIpcRpc({ path: o.ipc.path, dispatcher, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
       closers.push(() => ipc.close());
       servers.ipcPath = ipc.path;
