@@ -29,7 +29,8 @@ import { createAuthHook, type AuthOptions } from '../rpc/transports/authenticati
 import { asConfigError } from './config-error.ts';
 import { RlpxTransport } from '../runtime/live-rlpx-transport.ts';
 import { defaultClientVersion } from '../rpc/node-api.ts';
-import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
+import { enodeUrl, parseEnodeUrl } from '../p2p/rlpx/enode.ts';
+import { Discv4Discovery } from '../p2p/discovery/discovery.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface LiveNode {
@@ -121,6 +122,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
   const timers = new LiveTimers({ onError: (err) => log.log('error', 'timer failed', { error: String(err) }) });
   let ownNetwork: LoopbackNetwork | undefined;
   let rlpx: RlpxTransport | undefined;
+  let discovery: Discv4Discovery | undefined;
   let transport: Transport;
   if (extras.transport) transport = extras.transport;
   else if (extras.p2pEnabled ?? opts.p2p.enabled) {
@@ -136,6 +138,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         log: (level, message, fields) => log.log(level, message, fields),
       });
       await rlpx.listen();
+      if (opts.p2p.discoveryEnabled) discovery = await startDiscovery(opts, privateKey, rlpx, log);
     } catch (err) {
       await rlpx?.close();
       await store.close();
@@ -160,6 +163,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
   } catch (err) {
     timers.cancelAll();
     ownNetwork?.close();
+    await discovery?.close();
     await rlpx?.close();
     await store.close();
     throw asConfigError(err, context);
@@ -172,6 +176,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
       node.stop();
       timers.cancelAll();
       ownNetwork?.close();
+      await discovery?.close();
       await rlpx?.close();
       await store.close();
     },
@@ -286,4 +291,28 @@ export function readStaticNodes(file: string): string[] {
     }
   }
   return value;
+}
+
+/**
+ * discv4 on the RLPx port (UDP), with --bootnodes as its bootnodes: every node it bonds with is
+ * dialled over RLPx (the transport keeps at most --max-peers).
+ */
+async function startDiscovery(opts: NodeOptions, privateKey: Uint8Array, rlpx: RlpxTransport, log: Log): Promise<Discv4Discovery> {
+  const discovery = new Discv4Discovery({
+    privateKey,
+    bindHost: opts.p2p.interface,
+    advertisedHost: opts.p2p.host,
+    udpPort: rlpx.port,
+    tcpPort: rlpx.port,
+    bootnodes: opts.p2p.bootnodes,
+    log,
+    onNodeFound: (found) => rlpx.connectTo(enodeUrl(hexToBytes(`0x${found.id}`), found.host, found.tcpPort)),
+  });
+  try {
+    await discovery.start();
+  } catch (err) {
+    await discovery.close().catch(() => undefined);
+    throw new UsageError(`--p2p-port ${rlpx.port}: cannot start discovery on UDP (${(err as Error).message}); --discovery-enabled=false turns it off`);
+  }
+  return discovery;
 }
