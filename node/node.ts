@@ -26,6 +26,7 @@ import { proposedBlockFrom, type NodeProposedBlock } from './consensus/proposed-
 import { ExecutionEngine, type ExecuteOptions, type Reward, type Rewards, type TxReceipt } from './execution/engine.ts';
 import { TxPool } from './execution/tx-pool.ts';
 import type { TrieNodeStore } from './execution/state-db.ts';
+import { StatePersistence, type ReceiptsToPersist, type StateHead } from './execution/state-persistence.ts';
 import type { ExecutionMemo } from './execution/execution-memo.ts';
 import { BlockSync } from './p2p/block-sync.ts';
 import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
@@ -86,6 +87,9 @@ export type MiningState = 'IDLE' | 'RUNNING' | 'STOPPED' | 'PAUSED';
 /** Canonical transactions indexed by hash at most (oldest blocks' entries are dropped first). */
 export const TX_INDEX_LIMIT = 250_000;
 
+/** While re-executing stored blocks on start, the state is persisted every this many blocks. */
+const REPLAY_PERSIST_BLOCKS = 256;
+
 const MAX_ROUND = 1_000;
 const MIX_HASH = hexToBytes(EXPECTED_MIX_HASH);
 /** The one header rule whose verdict changes with time (a timestamp too far ahead of the clock). */
@@ -121,6 +125,12 @@ export class QbftNode {
   private readonly pooledMeta = new Map<Hex, PooledTxMeta>();
   /** miner_start / miner_stop / eth_mining (Besu's BftMiningCoordinator: running once started). */
   miningState: MiningState = 'RUNNING';
+  /** The world state and canonical receipts on the Store (execution/state-persistence.ts). */
+  persistence!: StatePersistence;
+  /** Blocks that became canonical since the last state flush (drained by every flush). */
+  private canonicalSinceFlush: ChainEntry[] = [];
+  /** Stored blocks re-executed on the last start (0 when the persisted state was at the head). */
+  replayedOnStart = 0;
 
   constructor(
     readonly config: NodeConfig,
@@ -172,7 +182,14 @@ export class QbftNode {
         },
       },
     );
-    await this.replayStoredChain();
+    this.persistence = new StatePersistence({
+      store: runtime.store,
+      db: this.engine.store,
+      pin: (root) => this.engine.pin(root),
+      unpin: (root) => this.engine.unpin(root),
+      onWarning: (message, fields) => runtime.log.log('warn', message, fields),
+    });
+    await this.restoreState();
     this.rebuildTxIndex();
     this.pool = new TxPool(
       { minGasPrice: this.config.minGasPrice ?? 0n },
@@ -278,9 +295,26 @@ export class QbftNode {
     await store.write([{ key: STORED_CONFIG_KEY, value: new TextEncoder().encode(JSON.stringify(this.config.genesis.config)) }]);
   }
 
-  /** Re-executes the stored canonical chain to rebuild state after a restart; never rewrites it. */
-  private async replayStoredChain(): Promise<void> {
-    for (let n = 1; n <= this.chain.head().number; n++) {
+  /**
+   * Puts the persisted world state back and re-executes only the stored canonical blocks after it
+   * (none when the node stopped after a flush); without a usable persisted state (an older data
+   * directory, a persisted block a reorg dropped and no older kept root) the whole stored chain.
+   */
+  private async restoreState(): Promise<void> {
+    const { from, loaded } = await this.persistence.restore((candidate) => {
+      const entry = this.chain.canonicalAt(candidate.number);
+      return entry !== undefined && entry.hash === candidate.hash && bytesToHex(entry.block.header.stateRoot) === candidate.stateRoot;
+    });
+    const head = this.chain.head().number;
+    this.runtime.log.log('info', 'world state restored', { persistedBlock: from?.number ?? null, loadedKeys: loaded, replayBlocks: head - (from?.number ?? 0) });
+    await this.replayStoredChain(from?.number ?? 0);
+    await this.persistState(this.chain.head());
+  }
+
+  /** Re-executes the stored canonical chain after block `from` to rebuild state after a restart; never rewrites it. */
+  private async replayStoredChain(from: number): Promise<void> {
+    this.replayedOnStart = 0;
+    for (let n = from + 1; n <= this.chain.head().number; n++) {
       const entry = this.chain.canonicalAt(n)!;
       const parent = this.chain.canonicalAt(n - 1)!;
       try {
@@ -289,7 +323,24 @@ export class QbftNode {
       } catch (err) {
         throw new StoredHistoryError({ block: n, what: `it no longer executes: ${(err as Error).message}` }, this.chain.head().number);
       }
+      this.replayedOnStart++;
+      this.canonicalSinceFlush.push(entry);
+      if (n % REPLAY_PERSIST_BLOCKS === 0) await this.persistState(entry);
     }
+  }
+
+  /**
+   * One atomic write of the state at `entry` (normally the new head) with the receipts of the
+   * blocks that became canonical since the previous flush. The snapshot is taken now, so flushes
+   * land in call order.
+   */
+  private persistState(entry: ChainEntry): Promise<unknown> {
+    const blocks: ReceiptsToPersist[] = [];
+    for (const e of this.canonicalSinceFlush)
+      if (e.block.transactions.length > 0) blocks.push({ hash: e.hash, receipts: () => this.receiptsOf(e) });
+    this.canonicalSinceFlush = [];
+    const head: StateHead = { number: entry.number, hash: entry.hash, stateRoot: bytesToHex(entry.block.header.stateRoot) };
+    return this.persistence.persist(head, blocks);
   }
 
   private onWireMessage(from: PeerId, message: WireMessage): Promise<void> | void {
@@ -434,10 +485,13 @@ export class QbftNode {
     this.receipts.set(hash, receipts);
   }
 
-  /** Receipts of a block this node executed (re-executed on demand if they were evicted). */
+  /** Receipts of a block: executed here, else persisted (canonical blocks), else re-executed on demand. */
   async receiptsOf(entry: ChainEntry): Promise<TxReceipt[]> {
     const known = this.receipts.get(entry.hash);
     if (known) return known;
+    if (entry.block.transactions.length === 0) return [];
+    const stored = await this.persistence.receiptsOf(entry.hash);
+    if (stored && stored.length === entry.block.transactions.length) return stored;
     const parent = this.chain.get(entry.parentHash);
     if (!parent) return [];
     const result = await this.engine.executeBlock(entry.block, parent.block.header.stateRoot, this.rewardFor(entry.block), this.executeOptions(entry.block));
@@ -464,7 +518,11 @@ export class QbftNode {
     const result = await this.chain.add(block);
     const round = this.bft ? extraDataOf(block.header).round : undefined;
     this.runtime.log.trace({ kind: 'block-imported', number: Number(block.header.number), hash, round, txs: block.transactions.length, status: result.status });
-    if (result.status === 'head') await this.onNewHead(result.reorg);
+    if (result.status === 'head') {
+      this.canonicalSinceFlush.push(...result.reorg.added);
+      await this.persistState(this.chain.head());
+      await this.onNewHead(result.reorg);
+    }
     return { ok: true, status: result.status };
   }
 

@@ -1,22 +1,37 @@
 /**
  * `npm run bench`: prints one JSON line per figure. Simulation speed (simulated seconds per wall
  * second) for 4, 16, 64 and 100 validators with 1-second blocks, peak memory, fuzz runs per minute,
- * and the building blocks (kernel events, block building); then the JSON-RPC figures of
+ * the building blocks (kernel events, block building) and the start-up of a node over 10,000
+ * stored blocks; then the JSON-RPC figures of
  * bench-rpc.ts against live nodes (HTTP requests per second, WebSocket notification fan-out,
  * transfer throughput through the 4-validator network).
  *
- * Flags: --quick (shorter runs), --sim-only, --rpc-only, and bench-rpc.ts's --ganache PATH and
- * --only http|ws|transfers.
+ * Flags: --quick (shorter runs), --sim-only, --rpc-only, --startup-only (only the start-up
+ * figure), and bench-rpc.ts's --ganache PATH and --only http|ws|transfers.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runScenario } from '../sim/scenario-runner.ts';
 import type { Scenario } from '../sim/scenario.ts';
 import { benchKernel } from '../sim/kernel-bench.ts';
 import { rpcBenchFlags, runRpcBench } from './bench-rpc.ts';
+import { World, SIM_START_TIME_MS } from '../sim/world.ts';
+import { SimKernel } from '../sim/kernel.ts';
+import { SeededRandom } from '../sim/random.ts';
+import type { SimStore } from '../sim/storage.ts';
+import { buildSimGenesis } from '../sim/genesis-builder.ts';
+import { validatorKeys } from '../sim/keys.ts';
+import { parseGenesis } from '../node/chain/genesis.ts';
+import { createNode } from '../node/node.ts';
+import { LevelStore } from '../node/runtime/live-store.ts';
+import type { Runtime, Store } from '../node/runtime/ports.ts';
 
 const quick = process.argv.includes('--quick');
-const simPart = !process.argv.includes('--rpc-only');
-const rpcPart = !process.argv.includes('--sim-only');
+const startupOnly = process.argv.includes('--startup-only');
+const simPart = !process.argv.includes('--rpc-only') && !startupOnly;
+const rpcPart = !process.argv.includes('--sim-only') && !startupOnly;
 const wallClock = () => performance.now();
 let peakRssBytes = 0;
 const sampleMemory = () => {
@@ -55,6 +70,58 @@ async function simSpeed(validators: number, simulatedSeconds: number, gossip: bo
     messages: r.messages.sent,
   });
 }
+
+/**
+ * Start-up of a node over a stored chain of `blocks` blocks (each pays a block reward, so every
+ * block changes the state), in a fresh process: its own state store, no shared execution memo.
+ * The chain is produced by one validator in the simulator, then the node's store is opened again
+ * as is (SimStore) and copied into LevelDB (the live store); wall time to a started node.
+ */
+async function startupOverStoredChain(blocks: number): Promise<void> {
+  const [key] = validatorKeys(1);
+  const genesisJson = buildSimGenesis({ validators: [key.address], startTimeSeconds: SIM_START_TIME_MS / 1000, blockReward: '0x1' });
+  const world = new World({ seed: 1, genesis: genesisJson, nodes: [{ name: 'v0', key }], traceMessages: false });
+  const buildStart = performance.now();
+  await world.startNode('v0');
+  await world.runFor(blocks * 1000 + 500);
+  const height = world.get('v0').node!.chain.head().number;
+  world.crash('v0');
+  const buildSeconds = +((performance.now() - buildStart) / 1000).toFixed(1);
+  const simStore = world.stores.open('v0') as SimStore;
+  const startOn = async (store: Store): Promise<{ startupMs: number; executedBlocks: number }> => {
+    const kernel = new SimKernel({ startTimeMs: world.kernel.nowMs() });
+    const runtime: Runtime = {
+      clock: { nowMs: () => kernel.nowMs() },
+      timers: kernel.timers('v0'),
+      random: new SeededRandom(1),
+      transport: { localId: 'v0', peers: () => [], send: () => {}, setHandlers: () => {} },
+      store,
+      log: { log: () => {}, trace: () => {} },
+    };
+    const t0 = performance.now();
+    const node = await createNode({ name: 'v0', genesis: parseGenesis(genesisJson), privateKey: key.privateKey }, runtime);
+    const startupMs = performance.now() - t0;
+    if (node.chain.head().number !== height) throw new Error(`restarted at ${node.chain.head().number}, stored head ${height}`);
+    node.stop();
+    return { startupMs: Math.round(startupMs), executedBlocks: node.engine.stats.executed };
+  };
+  const sim = await startOn(simStore);
+  emit({ figure: 'startup-stored-chain', store: 'sim', blocks: height, ...sim, buildSeconds });
+  const dir = await mkdtemp(join(tmpdir(), 'qbft-lab-bench-'));
+  try {
+    const level = await LevelStore.open(dir);
+    try {
+      await level.write(simStore.keysSync('').map((k) => ({ key: k, value: simStore.getSync(k) })));
+      emit({ figure: 'startup-stored-chain', store: 'leveldb', blocks: height, ...(await startOn(level)) });
+    } finally {
+      await level.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (simPart || startupOnly) await startupOverStoredChain(quick ? 2_000 : 10_000);
 
 if (simPart) {
   const k = await benchKernel(quick ? 100_000 : 1_000_000);
