@@ -7,7 +7,7 @@
  * The nodes share their state as one process would: one content-addressed trie node store, and
  * per genesis one memo of block outcomes, so a block is executed once rather than once per node
  * (execution is a pure function of the parent state and the block; each node still checks every
- * root). A crashed node's in-memory state is gone all the same: it replays its stored chain.
+ * root). A crashed node restarts from the state it saved in its store and replays only the blocks after it.
  */
 import { utf8ToBytes, type Hex } from '../node/crypto/bytes.ts';
 import { sharedCommonFor } from '../node/chain/common.ts';
