@@ -1,6 +1,6 @@
 /** Configuration mistakes of `qbft-lab node`: one line naming the option or file, exit 2, no stack trace; --help everywhere. */
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,15 +36,20 @@ test('every command answers --help with its usage, exit 0', async (t) => {
 
 test('a missing or invalid genesis names --genesis-file and the file', async (t) => {
   await fails(t, ['node'], /--genesis-file is required/);
-  await fails(t, ['node', '--genesis-file', join(dir, 'none.json'), '--data-path', join(dir, 'd0')], /--genesis-file .*none\.json: genesis: \(file\) cannot be read/);
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', join(dir, 'none.json'), '--data-path', join(dir, 'd0')], /--genesis-file .*none\.json: genesis: \(file\) cannot be read/);
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, '{}');
-  await fails(t, ['node', '--genesis-file', bad, '--data-path', join(dir, 'd1')], /--genesis-file .*bad\.json: genesis: gasLimit is missing/);
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', bad, '--data-path', join(dir, 'd1')], /--genesis-file .*bad\.json: genesis: gasLimit is missing/);
+  const ibft = join(dir, 'ibft.json');
+  const qbftGenesis = JSON.parse(readFileSync(genesisFile, 'utf8')) as { config: Record<string, unknown> };
+  const { qbft, ...rest } = qbftGenesis.config;
+  writeFileSync(ibft, JSON.stringify({ ...qbftGenesis, config: { ...rest, ibft2: qbft } }));
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', ibft, '--data-path', join(dir, 'd6')], /--genesis-file .*ibft\.json: genesis: config\.ibft2 names IBFT 2\.0: qbft-lab runs QBFT/);
 });
 
 test('an unknown API group is refused with Besu\'s wording', async (t) => {
-  await fails(t, ['node', '--genesis-file', genesisFile, '--rpc-http-api', 'ETH,FOO,BAR'], /Invalid value for option '--rpc-http-api': invalid entries found \[FOO, BAR\]/);
-  await fails(t, ['node', '--genesis-file', genesisFile, '--rpc-ws-api', 'NOPE'], /--rpc-ws-api': invalid entries found \[NOPE\]/);
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--rpc-http-api', 'ETH,FOO,BAR'], /Invalid value for option '--rpc-http-api': invalid entries found \[FOO, BAR\]/);
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--rpc-ws-api', 'NOPE'], /--rpc-ws-api': invalid entries found \[NOPE\]/);
 });
 
 test('a port in use names the option', async (t) => {
@@ -52,9 +57,10 @@ test('a port in use names the option', async (t) => {
   await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
   const port = (busy.address() as AddressInfo).port;
   try {
-    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd2'), '--rpc-http-enabled', '--rpc-http-port', String(port)], new RegExp(`--rpc-http-port: Failed to bind Ethereum JSON-RPC listener to 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
-    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd3'), '--rpc-ws-enabled', '--rpc-ws-port', String(port)], /--rpc-ws-port: Failed to bind Websocket listener/);
-    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd4'), '--graphql-http-enabled', '--graphql-http-port', String(port)], /--graphql-http-port: Failed to bind GraphQL HTTP listener/);
+    await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--data-path', join(dir, 'd2'), '--rpc-http-enabled', '--rpc-http-port', String(port)], new RegExp(`--rpc-http-port: Failed to bind Ethereum JSON-RPC listener to 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--data-path', join(dir, 'd3'), '--rpc-ws-enabled', '--rpc-ws-port', String(port)], /--rpc-ws-port: Failed to bind Websocket listener/);
+    await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--data-path', join(dir, 'd4'), '--graphql-http-enabled', '--graphql-http-port', String(port)], /--graphql-http-port: Failed to bind GraphQL HTTP listener/);
+    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd5'), '--p2p-interface', '127.0.0.1', '--p2p-port', String(port)], new RegExp(`--p2p-port: Failed to bind P2P listener to 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
   } finally {
     busy.close();
   }
@@ -64,7 +70,7 @@ test('a data path whose database another node holds names --data-path', async (t
   const dataPath = join(dir, 'held');
   const store = await LevelStore.open(join(dataPath, 'database'));
   try {
-    await fails(t, ['node', '--genesis-file', genesisFile, '--data-path', dataPath], /--data-path .*held: cannot open the node's database .*another node/);
+    await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--data-path', dataPath], /--data-path .*held: cannot open the node's database .*another node/);
   } finally {
     await store.close();
   }
@@ -84,13 +90,13 @@ test('a restart with transitions at stored blocks is refused, naming the block, 
     writeFileSync(path, JSON.stringify({ ...base, config: { ...base.config, transitions: { qbft } } }));
     return path;
   };
-  const start = async (genesis: string) => startLiveNode(parseNodeOptions(['--genesis-file', genesis, '--data-path', dataPath]), { p2pEnabled: false });
+  const start = async (genesis: string) => startLiveNode(parseNodeOptions(['--p2p-enabled=false', '--genesis-file', genesis, '--data-path', dataPath]), { p2pEnabled: false });
   const first = await start(file('g0.json', []));
   while (first.node.chain.head().number < 3) await new Promise((r) => setTimeout(r, 100));
   await first.close();
 
-  await fails(t, ['node', '--genesis-file', file('g1.json', [{ block: 2, blockreward: '1000' }]), '--data-path', dataPath], /--genesis-file .*g1\.json: the genesis configuration changes the rules of stored block 2 \(blockReward 0 -> 1000\) and the chain head is \d+/);
-  await fails(t, ['node', '--genesis-file', file('g2.json', [{ block: 1, validatorselectionmode: 'contract', validatorcontractaddress: '0x0000000000000000000000000000000000008888' }]), '--data-path', dataPath], /stored block 1 \(validatorSelectionMode blockheader -> contract/);
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', file('g1.json', [{ block: 2, blockreward: '1000' }]), '--data-path', dataPath], /--genesis-file .*g1\.json: the genesis configuration changes the rules of stored block 2 \(blockReward 0 -> 1000\) and the chain head is \d+/);
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', file('g2.json', [{ block: 1, validatorselectionmode: 'contract', validatorcontractaddress: '0x0000000000000000000000000000000000008888' }]), '--data-path', dataPath], /stored block 1 \(validatorSelectionMode blockheader -> contract/);
 
   const later = await start(file('g3.json', [{ block: 100_000, blockreward: '1000' }]));
   t.true(later.node.chain.head().number >= 3, 'the stored chain is kept');

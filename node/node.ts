@@ -11,7 +11,7 @@ import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './cha
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
-import { withConfig, type Genesis } from './chain/genesis.ts';
+import { GenesisError, withConfig, type Genesis } from './chain/genesis.ts';
 import { StoredHistoryError, firstRulesChange } from './chain/stored-rules.ts';
 import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
 import { checkOmmers } from './chain/ommer-rules.ts';
@@ -136,6 +136,9 @@ export class QbftNode {
     readonly config: NodeConfig,
     readonly runtime: Runtime,
   ) {
+    const { consensus } = config.genesis;
+    if (consensus === 'ibft2' || consensus === 'clique')
+      throw new GenesisError(`config.${consensus}`, `names ${consensus === 'ibft2' ? 'IBFT 2.0' : 'Clique'}: qbft-lab runs QBFT (config.qbft) and chains without a consensus section only`);
     this.address = privateKeyToAddress(config.privateKey);
     this.common = sharedCommonFor(config.genesis);
     this.schedule = new QbftForkSchedule(config.genesis);
