@@ -32,6 +32,7 @@ export interface ReorgEvent {
 export type AddResult = { status: 'known' } | { status: 'side' } | { status: 'head'; reorg: ReorgEvent };
 
 const HEAD_KEY = 'head';
+const OPEN_READ_AHEAD = 256;
 const blockKey = (hash: Hex) => `b:${hash}`;
 const canonKey = (n: number) => `c:${n.toString().padStart(12, '0')}`;
 
@@ -88,19 +89,23 @@ export class Chain {
     const storedGenesis = await store.get(canonKey(0));
     if (!storedGenesis || bytesToHex(storedGenesis) !== genesis.hash)
       throw new Error('the data directory holds a chain with another genesis block');
-    for (let n = 1; ; n++) {
-      const hash = await store.get(canonKey(n));
-      if (!hash) break;
-      const rlp = await store.get(blockKey(bytesToHex(hash)));
-      if (!rlp) break;
-      const entry = entryFromBlock(blockFromRlp(rlp, common), chain.headEntry.td, hashOf);
-      if (entry.parentHash !== chain.headEntry.hash) break;
-      chain.byHash.set(entry.hash, entry);
-      chain.canonical.push(entry.hash);
-      chain.headEntry = entry;
-      if (entry.hash === bytesToHex(head)) break;
+    // Reads run OPEN_READ_AHEAD blocks at a time (LevelDB serves them concurrently); blocks are
+    // still taken in height order, and the walk stops at the first gap, break or the stored head.
+    const headHash = bytesToHex(head);
+    for (let from = 1; ; from += OPEN_READ_AHEAD) {
+      const heights = Array.from({ length: OPEN_READ_AHEAD }, (_, i) => from + i);
+      const hashes = await Promise.all(heights.map((n) => store.get(canonKey(n))));
+      const rlps = await Promise.all(hashes.map((h) => (h ? store.get(blockKey(bytesToHex(h))) : Promise.resolve(undefined))));
+      for (const rlp of rlps) {
+        if (!rlp) return chain;
+        const entry = entryFromBlock(blockFromRlp(rlp, common), chain.headEntry.td, hashOf);
+        if (entry.parentHash !== chain.headEntry.hash) return chain;
+        chain.byHash.set(entry.hash, entry);
+        chain.canonical.push(entry.hash);
+        chain.headEntry = entry;
+        if (entry.hash === headHash) return chain;
+      }
     }
-    return chain;
   }
 
   head(): ChainEntry {
