@@ -32,7 +32,8 @@ async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 45_00
 test('four validator processes: kill -9 of one leaves the chain going, its restart catches up, a later node syncs from a bootnode', async (t) => {
   t.timeout(180_000);
   const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-procs-'));
-  const { net } = await startProcessNetwork({ validators: '4', 'data-path': dataPath, 'base-port': '0' }, Date.now());
+  // Options after `--` reach every node: here a batch limit of 2.
+  const { net } = await startProcessNetwork({ validators: '4', 'data-path': dataPath, 'base-port': '0' }, Date.now(), ['--rpc-http-max-batch-size', '2']);
   const [v0, v1, v2, v3] = net.nodes as [ProcessNode, ProcessNode, ProcessNode, ProcessNode];
   const observer: ProcessNode = {
     spec: { name: 'o0', address: '', privateKey: Uint8Array.from({ length: 32 }, (_, i) => i + 7), dataPath: join(dataPath, 'o0'), args: [], p2pPort: 0 },
@@ -43,6 +44,11 @@ test('four validator processes: kill -9 of one leaves the chain going, its resta
   try {
     await until('height 2 everywhere', async () => (await Promise.all(net.nodes.map((n) => height(n.httpPort)))).every((h) => h >= 2));
     for (const n of net.nodes) t.is(BigInt(await rpc(n.httpPort, 'net_peerCount')), 3n, `${n.spec.name} is peered with the other three`);
+    for (const n of net.nodes) {
+      const batch = Array.from({ length: 3 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_blockNumber', params: [] }));
+      const res = await fetch(`http://127.0.0.1:${n.httpPort}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch) });
+      t.is(((await res.json()) as { error?: { code: number } }).error?.code, -32005, `${n.spec.name} got the passed-through option`);
+    }
 
     await net.stopNode(0, 'SIGKILL');
     const atKill = await height(v1.httpPort);
