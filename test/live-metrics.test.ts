@@ -73,13 +73,13 @@ test.serial('qbft-lab node: --metrics-port in use is one line naming the option;
   const port = (busy.address() as AddressInfo).port;
   try {
     const io = captureIo();
-    t.is(await main(['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd1'), '--metrics-enabled', '--metrics-port', String(port)], io), 2);
+    t.is(await main(['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--data-path', join(dir, 'd1'), '--metrics-enabled', '--metrics-port', String(port)], io), 2);
     t.regex(io.stderr, new RegExp(`--metrics-port: Failed to bind Metrics listener to 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
     t.is(io.stderr.trim().split('\n').length, 1);
   } finally {
     busy.close();
   }
   const io = captureIo();
-  t.is(await main(['node', '--genesis-file', genesisFile, '--data-path', join(dir, 'd2'), '--metrics-category', 'ETHEREUM,WOBBLE'], io), 2);
+  t.is(await main(['node', '--p2p-enabled=false', '--genesis-file', genesisFile, '--data-path', join(dir, 'd2'), '--metrics-category', 'ETHEREUM,WOBBLE'], io), 2);
   t.regex(io.stderr, /--metrics-categories contains unknown categories: \[WOBBLE\]/);
 });
