@@ -29,6 +29,7 @@ import type { TrieNodeStore } from './execution/state-db.ts';
 import { StatePersistence, type ReceiptsToPersist, type StateHead } from './execution/state-persistence.ts';
 import type { ExecutionMemo } from './execution/execution-memo.ts';
 import { BlockSync } from './p2p/block-sync.ts';
+import { acceptsRemoteForkId, forkIdAtHead, forkScheduleOf } from './p2p/fork-id.ts';
 import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
 import { ValidatorSets } from './validator-sets.ts';
 import { utf8ToBytes } from './crypto/bytes.ts';
@@ -203,6 +204,11 @@ export class QbftNode {
         baseFee: () => this.nextBaseFee(),
       },
     );
+    const forks = forkScheduleOf(this.chain.genesis.hash, genesis);
+    const forkPosition = (hash: Hex) => {
+      const header = (this.chain.get(hash) ?? this.chain.head()).block.header;
+      return { number: header.number, timestamp: header.timestamp };
+    };
     this.sync = new BlockSync({
       transport: runtime.transport,
       timers: runtime.timers,
@@ -221,6 +227,8 @@ export class QbftNode {
       sink: { importBlock: (block) => this.importBlock(block) },
       common: this.common,
       hashOf: this.bft ? undefined : (header) => bytesToHex(plainBlockHash(header)),
+      forkId: (head) => forkIdAtHead(forks, forkPosition(head.hash)),
+      acceptsForkId: (remote, head) => acceptsRemoteForkId(forks, remote, forkPosition(head.hash)),
       onSyncing: (syncing) => this.onSyncing(syncing),
     });
     this.pool.on('added', (tx) => {
@@ -475,6 +483,7 @@ export class QbftNode {
     const hash = bytesToHex(this.hashOf(block.header));
     if (this.receipts.has(hash)) return undefined;
     try {
+      this.pool.shareSenders(block.transactions);
       const result = await this.engine.executeBlock(block, parent.block.header.stateRoot, this.rewardFor(block), this.executeOptions(block));
       this.remember(hash, result.receipts);
     } catch (err) {
@@ -561,8 +570,10 @@ export class QbftNode {
     const senders = new Set<Hex>();
     for (const e of reorg.added)
       for (const tx of e.block.transactions) {
-        included.push(tx.hash());
-        senders.add(tx.getSenderAddress().toString().toLowerCase() as Hex);
+        const hash = tx.hash();
+        included.push(hash);
+        // The pool recovered the senders of the transactions it held; recover only the others.
+        senders.add(this.pool.senderOf(hash) ?? (tx.getSenderAddress().toString().toLowerCase() as Hex));
       }
     const stateRoot = this.chain.head().block.header.stateRoot;
     const nonces = new Map<Hex, bigint>();

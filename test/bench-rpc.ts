@@ -20,13 +20,14 @@
  * - `transfer-throughput`: value transfers from 30 funded senders, signed beforehand and sent in
  *   JSON-RPC batches of 100 to node 0 as fast as it takes them, until all are included: transfers
  *   per second from the first send to the last inclusion (target: at least 400), with each
- *   block's count and the process's CPU per transfer. The whole network runs on one thread, so
- *   this figure moves with the machine's load: compare nodeCpuMsPerTransfer across runs.
+ *   block's count and the nodes' CPU per transfer (this process's, or the node processes' summed
+ *   from /proc). The rate moves with the machine's load: compare nodeCpuMsPerTransfer across runs.
  *
- * Flags: --quick (shorter runs), --ganache PATH, --only http|ws|transfers (repeatable).
+ * Flags: --quick (shorter runs), --ganache PATH, --only http|ws|transfers (repeatable),
+ * --target single-validator|4-validator-network|4-validator-processes (repeatable).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -54,6 +55,8 @@ export interface RpcBenchOptions {
   ganache?: string;
   /** Parts to run (default all): 'http', 'ws', 'transfers'. */
   only?: ReadonlySet<string>;
+  /** Targets to run (default all): 'single-validator', '4-validator-network', '4-validator-processes'. */
+  targets?: ReadonlySet<string>;
 }
 
 /** The target eth_blockNumber rate: ganache on the reference machine. */
@@ -83,6 +86,8 @@ interface Target {
   wsPorts: number[];
   /** Blocks node 0 imports from now on. */
   watchHeadsOfFirst(): HeadWatch;
+  /** CPU time (user + system) the node processes have used so far, when they are other processes and it can be read. */
+  childCpuMs?(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -143,9 +148,29 @@ async function startFourValidatorProcesses(): Promise<Target> {
     httpPort: port,
     wsPorts: net.nodes.map((n) => n.wsPort!),
     watchHeadsOfFirst: () => pollHeads(port),
+    childCpuMs: () => processesCpuMs(net.nodes.map((n) => n.child?.pid)),
     close: () => net.close(),
   };
 }
+
+/** Summed user + system CPU of processes from /proc/<pid>/stat (Linux); undefined where it cannot be read. */
+function processesCpuMs(pids: Array<number | undefined>): number | undefined {
+  let ticks = 0;
+  for (const pid of pids) {
+    if (pid === undefined) return undefined;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(rest[11]) + Number(rest[12]);
+    } catch {
+      return undefined;
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+/** USER_HZ: 100 on every Linux build in common use. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Blocks seen by polling node 0 over JSON-RPC (for nodes in other processes). */
 function pollHeads(port: number): HeadWatch {
@@ -477,6 +502,7 @@ async function transferThroughput(target: Target, o: RpcBenchOptions, senders: N
   // Let the chain settle on an empty block so the run starts right after a block.
   const heads = target.watchHeadsOfFirst();
   const cpu0 = process.cpuUsage();
+  const childCpu0 = target.childCpuMs?.();
   const start = wallNow();
   await sendRaw(port, raws);
   const submitted = wallNow();
@@ -493,8 +519,10 @@ async function transferThroughput(target: Target, o: RpcBenchOptions, senders: N
   }
   const done = wallNow();
   const cpu = process.cpuUsage(cpu0);
+  const childCpu1 = target.childCpuMs?.();
   heads.stop();
   const blocks = heads.blocks.filter((b) => b.txs > 0);
+  const cpuMs = target.nodes.length > 0 ? (cpu.user + cpu.system) / 1000 : childCpu0 !== undefined && childCpu1 !== undefined ? childCpu1 - childCpu0 : undefined;
   const wallSeconds = (done - start) / 1000;
   const lastInclusion = blocks.length > 0 ? blocks[blocks.length - 1]!.at : done;
   o.emit({
@@ -508,10 +536,10 @@ async function transferThroughput(target: Target, o: RpcBenchOptions, senders: N
     transfersPerSecond: Math.round(included / ((lastInclusion - start) / 1000)),
     targetTransfersPerSecond: TRANSFER_TARGET_PER_SECOND,
     blocks: blocks.map((b) => ({ number: b.number, txs: b.txs, atSeconds: round2((b.at - start) / 1000) })),
-    // This process's CPU (four validators, their pools, RPC, GC threads) per transfer: the figure
-    // that does not depend on how busy the machine is. Not measured when the nodes are other processes.
-    nodeCpuPercent: target.nodes.length > 0 ? round2(((cpu.user + cpu.system) / 1000 / (done - start)) * 100) : null,
-    nodeCpuMsPerTransfer: target.nodes.length > 0 ? round2((cpu.user + cpu.system) / 1000 / Math.max(1, included)) : null,
+    // The nodes' CPU (four validators, their pools, RPC, GC threads; this process, or the sum of
+    // the node processes) per transfer: the figure that does not depend on how busy the machine is.
+    nodeCpuPercent: cpuMs !== undefined ? round2((cpuMs / (done - start)) * 100) : null,
+    nodeCpuMsPerTransfer: cpuMs !== undefined ? round2(cpuMs / Math.max(1, included)) : null,
     timedOut: included < transfers && wallSeconds >= 120,
   });
 }
@@ -522,9 +550,15 @@ export async function runRpcBench(o: RpcBenchOptions): Promise<void> {
   const wants = (part: string) => o.only === undefined || o.only.size === 0 || o.only.has(part);
   const ganache = o.ganache !== undefined && wants('http') ? await startGanache(o.ganache) : undefined;
   try {
-    for (const start of [startSingleNode, startFourValidators, startFourValidatorProcesses]) {
+    const starts: Array<[string, () => Promise<Target>]> = [
+      ['single-validator', startSingleNode],
+      ['4-validator-network', startFourValidators],
+      ['4-validator-processes', startFourValidatorProcesses],
+    ];
+    for (const [name, start] of starts) {
       const inProcess = start !== startFourValidatorProcesses;
       if (!inProcess && !wants('transfers')) continue;
+      if (o.targets !== undefined && o.targets.size > 0 && !o.targets.has(name)) continue;
       const target = await start();
       try {
         await sleep(1500); // a block or two
@@ -545,12 +579,14 @@ export async function runRpcBench(o: RpcBenchOptions): Promise<void> {
 
 export function rpcBenchFlags(argv: string[]): Omit<RpcBenchOptions, 'emit'> {
   const only = new Set<string>();
+  const targets = new Set<string>();
   let ganache = process.env.BENCH_GANACHE || undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--only') only.add(argv[++i] ?? '');
+    if (argv[i] === '--target') targets.add(argv[++i] ?? '');
     if (argv[i] === '--ganache') ganache = argv[++i];
   }
-  return { quick: argv.includes('--quick'), ganache, only };
+  return { quick: argv.includes('--quick'), ganache, only, targets };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -4,8 +4,11 @@
  * HTTP). devp2p dials the node's enode and must see eth/68 and istanbul/100 in the node's Hello,
  * get through the eth Status exchange with its own checks (network id, genesis hash, EIP-2124
  * fork id from a Common built from the same genesis JSON), and fetch headers whose fields and
- * QBFT block hashes match what JSON-RPC says. The planted negative sends a Status with a wrong
- * genesis hash and pins down what the node does with such a peer.
+ * QBFT block hashes match what JSON-RPC says. The
+ * planted negatives send a Status from another network (wrong genesis hash, wrong network id,
+ * unknown fork hash) and the node must disconnect with SUBPROTOCOL_TRIGGERED (0x10), as Besu does.
+ * A second node whose genesis schedules London far ahead must announce that block as the next
+ * fork in its Status fork id, and devp2p must accept it.
  */
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +24,7 @@ import { validatorKeys } from '../sim/keys.ts';
 import {
   DISCONNECT_REASON,
   Devp2pPeer,
+  commonForGenesis,
   Eth,
   HeaderField,
   hex,
@@ -54,10 +58,10 @@ interface Running {
 
 let running: Running | undefined;
 
-test.before(async () => {
+/** A one-validator live node on its own data directory, making blocks (at least `minHead`). */
+async function startNode(genesisJson: Record<string, unknown>, minHead: number): Promise<Running> {
   const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-devp2p-'));
   const [key] = validatorKeys(1);
-  const genesisJson = buildSimGenesis({ validators: [key.address], startTimeSeconds: Math.floor(Date.now() / 1000), chainId: CHAIN_ID });
   const opts = parseNodeOptions([
     '--data-path', dataPath,
     '--p2p-port', '0', '--p2p-interface', '127.0.0.1', '--p2p-host', '127.0.0.1', '--discovery-enabled=false',
@@ -69,18 +73,35 @@ test.before(async () => {
     log: new LiveLog({ name: 'devp2p-interop', level: 'warn' }),
   });
   const url = `http://127.0.0.1:${live.servers.httpPort}`;
-  running = { live, url, genesisJson, dataPath, genesisHash: '' };
-  await waitFor('the node to make blocks', async () => (Number(await rpc(url, 'eth_blockNumber')) >= MIN_HEAD ? true : undefined), 15_000, 200);
-  running.genesisHash = (await rpc(url, 'eth_getBlockByNumber', ['0x0', false])).hash;
+  const node: Running = { live, url, genesisJson, dataPath, genesisHash: '' };
+  try {
+    await waitFor('the node to make blocks', async () => (Number(await rpc(url, 'eth_blockNumber')) >= minHead ? true : undefined), 15_000, 200);
+    node.genesisHash = (await rpc(url, 'eth_getBlockByNumber', ['0x0', false])).hash;
+  } catch (e) {
+    await stopNode(node);
+    throw e;
+  }
+  return node;
+}
+
+async function stopNode(node: Running): Promise<void> {
+  await node.live.close();
+  rmSync(node.dataPath, { recursive: true, force: true });
+}
+
+const simGenesis = (): Record<string, unknown> =>
+  buildSimGenesis({ validators: [validatorKeys(1)[0].address], startTimeSeconds: Math.floor(Date.now() / 1000), chainId: CHAIN_ID });
+
+test.before(async () => {
+  running = await startNode(simGenesis(), MIN_HEAD);
 });
 
 test.after.always(async () => {
-  await running?.live.close();
-  if (running) rmSync(running.dataPath, { recursive: true, force: true });
+  if (running) await stopNode(running);
 });
 
-function startPeer(t: import('ava').ExecutionContext, keyByte: number, clientId: string): Devp2pPeer {
-  const peer = new Devp2pPeer({ genesis: running!.genesisJson, genesisHash: unhex(running!.genesisHash), privateKey: new Uint8Array(32).fill(keyByte), clientId });
+function startPeer(t: import('ava').ExecutionContext, keyByte: number, clientId: string, node: Running = running!): Devp2pPeer {
+  const peer = new Devp2pPeer({ genesis: node.genesisJson, genesisHash: unhex(node.genesisHash), privateKey: new Uint8Array(32).fill(keyByte), clientId });
   t.teardown(() => peer.destroy());
   return peer;
 }
@@ -181,33 +202,55 @@ test.serial('devp2p dials the node: eth/68 and istanbul/100 in Hello, Status bot
   t.is(news.hash, (await rpc(url, 'eth_getBlockByNumber', [`0x${news.number.toString(16)}`, false])).hash);
 });
 
-test.serial('planted negative: a Status with a wrong genesis hash; the node keeps the peer but treats it as another network', async (t) => {
-  t.timeout(20_000);
-  const { live, url, genesisHash } = running!;
-  const devp2p = startPeer(t, 0x52, 'ethereumjs-devp2p/wrong-genesis');
-  const node = await devp2p.dial(live.enode!);
-  let dropped: { reason: number | undefined } | undefined;
-  void node.removed.then((r) => (dropped = r));
+/**
+ * Dials `node`, sends it `status` (raw fields) and expects to be dropped with
+ * SUBPROTOCOL_TRIGGERED (0x10) and gone from admin_peers.
+ */
+async function refusedAsAnotherNetwork(t: import('ava').ExecutionContext, node: Running, keyByte: number, what: string, status: unknown[]): Promise<void> {
+  const devp2p = startPeer(t, keyByte, `ethereumjs-devp2p/${what.replaceAll(' ', '-')}`, node);
+  const dialed = await devp2p.dial(node.live.enode!);
+  await listedPeer(node.url, devp2p);
+  devp2p.sendRawStatus(dialed, status);
+  t.like(await within(REPLY_MS, `the node to drop a peer with a ${what}`, dialed.removed), { reason: DISCONNECT_REASON.SUBPROTOCOL_ERROR, byUs: false }, what);
+  await waitFor('the node to forget the peer', async () => ((await rpc<any[]>(node.url, 'admin_peers')).some((p) => p.id === hex(devp2p.rlpx.id)) ? undefined : true), REPLY_MS);
+}
 
+test.serial('planted negatives: a Status with a wrong genesis hash or network id gets Disconnect SUBPROTOCOL_TRIGGERED (0x10)', async (t) => {
+  t.timeout(20_000);
+  const { genesisHash } = running!;
   const wrongGenesis = keccak(new TextEncoder().encode('not this chain'));
   t.not(hex(wrongGenesis), genesisHash);
-  devp2p.sendRawStatus(node, [68, CHAIN_ID, 1, wrongGenesis, wrongGenesis, [unhex(devp2p.common.forkHash(devp2p.common.hardfork())), new Uint8Array(0)]]);
+  const forkId = [unhex(commonForGenesis(running!.genesisJson, unhex(genesisHash)).forkHash()), new Uint8Array(0)];
+  await refusedAsAnotherNetwork(t, running!, 0x52, 'wrong genesis', [68, CHAIN_ID, 1, wrongGenesis, wrongGenesis, forkId]);
+  await refusedAsAnotherNetwork(t, running!, 0x53, 'wrong network id', [68, CHAIN_ID + 1, 1, unhex(genesisHash), unhex(genesisHash), forkId]);
+});
 
-  // The node handles a peer's messages in order: once this is answered, the Status is handled.
-  // Besu would have disconnected by now (SUBPROTOCOL_TRIGGERED, 0x10); this node still serves us.
-  const served = await getHeaders(node, 1, 1);
-  t.is(hex(qbftOnchainHash(served[0])), (await rpc(url, 'eth_getBlockByNumber', ['0x1', false])).hash);
-  const headAtStatus = Number(await rpc(url, 'eth_blockNumber'));
+const LONDON_BLOCK = 1_000_000;
 
-  // Two more blocks: none of them is announced to a peer on another network.
-  await waitFor('two more blocks', async () => (Number(await rpc(url, 'eth_blockNumber')) >= headAtStatus + 2 ? true : undefined), 6000, 100);
-  // Let an announcement of the latest block (sent right after its import) arrive if there is one.
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  t.deepEqual(announced(node).filter((a) => a.number > headAtStatus), [], 'no block announcements after the wrong-genesis Status');
-  t.is(dropped, undefined, 'the node did not disconnect');
-  t.truthy(await listedPeer(url, devp2p), 'the peer is still listed');
+test.serial('a genesis scheduling London far ahead: the Status fork id has next = its block and devp2p accepts it; an unknown fork hash gets 0x10', async (t) => {
+  t.timeout(40_000);
+  const genesisJson = simGenesis();
+  (genesisJson.config as Record<string, unknown>).londonBlock = LONDON_BLOCK;
+  const node = await startNode(genesisJson, 1);
+  t.teardown(() => stopNode(node));
+  const devp2p = startPeer(t, 0x55, 'ethereumjs-devp2p/london-ahead', node);
+  const dialed = await devp2p.dial(node.live.enode!);
 
-  const removed = node.removed;
-  devp2p.destroy();
-  t.like(await within(REPLY_MS, 'our disconnect', removed), { reason: DISCONNECT_REASON.CLIENT_QUITTING, byUs: true });
+  // devp2p checks the node's fork id against its own Common (EIP-2124): [crc32(genesis), 0] would be
+  // refused as "outdated fork status", since its schedule has London next.
+  const theirStatus = new Promise<any>((resolve) => dialed.eth.events.once('status', resolve));
+  dialed.eth.sendStatus({ td: Uint8Array.of(1), bestHash: unhex(node.genesisHash), genesisHash: unhex(node.genesisHash) });
+  const status = await within(REPLY_MS, "devp2p to accept the node's Status", theirStatus);
+  const [forkHash, forkNext] = status.forkId as Uint8Array[];
+  t.is(scalar(forkNext), BigInt(LONDON_BLOCK), 'next fork: London');
+  t.is(hex(forkHash), devp2p.common.forkHash('berlin'), 'the fork hash of the forks at block 0, as ethereumjs computes it');
+  t.not(hex(forkHash), devp2p.common.forkHash('london'));
+
+  // devp2p's Status names London as passed (its Common stands at its latest fork): a peer ahead
+  // of us on our schedule, which the node accepts and announces blocks to.
+  const afterStatus = Number(await rpc(node.url, 'eth_blockNumber'));
+  const news = await waitFor('a block announcement', () => announced(dialed).find((a) => a.number > afterStatus), 5000);
+  t.is(news.hash, (await rpc(node.url, 'eth_getBlockByNumber', [`0x${news.number.toString(16)}`, false])).hash);
+
+  await refusedAsAnotherNetwork(t, node, 0x56, 'unknown fork hash', [68, CHAIN_ID, 1, unhex(node.genesisHash), unhex(node.genesisHash), [Uint8Array.of(0xde, 0xad, 0xbe, 0xef), new Uint8Array(0)]]);
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
+import { createFeeMarket1559Tx, createLegacyTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, concatBytes, hexToBytes, type Hex } from '../crypto/bytes.ts';
@@ -170,6 +170,39 @@ test('onBlockImported removes included and stale transactions; readd after a reo
   t.true(res.every((r) => r.ok));
   t.is(pool.size(), 4);
   t.deepEqual(pool.selectForBlock(GWEI, 30_000_000n, () => 0n).length, 3); // A0, A1, B0 (A3 waits for A2)
+});
+
+test('senderOf and shareSenders: another object of a pooled transaction gets its sender without a second recovery', async (t) => {
+  const { pool } = makePool();
+  const pooled = eip1559(keys[0], 0n, 2n * GWEI, GWEI);
+  const stranger = eip1559(keys[1], 0n, 2n * GWEI, GWEI);
+  const sender = (k: Uint8Array) => addr(k).toLowerCase() as Hex;
+  t.like(await pool.add(pooled.serialize()), { ok: true });
+  t.is(pool.senderOf(pooled.hash()), sender(keys[0]));
+  t.is(pool.senderOf(`0x${bytesToHex(pooled.hash()).slice(2).toUpperCase()}`), sender(keys[0]));
+  t.is(pool.senderOf(stranger.hash()), undefined);
+  // The same transactions decoded again (as a block from the wire is), counting recoveries.
+  let recoveries = 0;
+  const counting = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, {
+    hardfork: 'shanghai',
+    customCrypto: { ...customCrypto, ecrecover: (...args: Parameters<NonNullable<typeof customCrypto.ecrecover>>) => (recoveries++, customCrypto.ecrecover!(...args)) },
+  });
+  const copy = createTxFromRLP(pooled.serialize(), { common: counting });
+  const strangerCopy = createTxFromRLP(stranger.serialize(), { common: counting });
+  const unfrozen = createTxFromRLP(pooled.serialize(), { common: counting, freeze: false });
+  const unsigned = createFeeMarket1559Tx({ chainId: CHAIN_ID, nonce: 0n, gasLimit: 21_000n, maxFeePerGas: GWEI, maxPriorityFeePerGas: 1n }, { common: counting });
+  pool.shareSenders([copy, strangerCopy, unfrozen, unsigned]);
+  t.is(copy.getSenderAddress().toString(), sender(keys[0]));
+  t.is(recoveries, 0, 'the pooled transaction’s copy was not recovered again');
+  t.is(strangerCopy.getSenderAddress().toString(), sender(keys[1]));
+  t.is(recoveries, 1, 'a transaction the pool does not hold is recovered as usual');
+  t.is(unfrozen.cache.senderPubKey, undefined, 'unfrozen transactions are left alone');
+  // Once included and dropped from the pool, nothing is shared any more.
+  pool.onBlockImported([pooled.hash()], [[addr(keys[0]), 1n]]);
+  t.is(pool.senderOf(pooled.hash()), undefined);
+  const later = createTxFromRLP(pooled.serialize(), { common: counting });
+  pool.shareSenders([later]);
+  t.is(later.cache.senderPubKey, undefined);
 });
 
 test('bounded: evicts the least valuable transaction and its sender’s higher nonces, with dropped events', async (t) => {

@@ -267,6 +267,28 @@ export class TxPool {
     return this.byHash.get(h)?.tx;
   }
 
+  /** The sender of a pooled transaction (recovered when it was added), lower case. */
+  senderOf(hash: Hex | Uint8Array): Hex | undefined {
+    const h = typeof hash === 'string' ? (hash.toLowerCase() as Hex) : bytesToHex(hash);
+    return this.byHash.get(h)?.sender;
+  }
+
+  /**
+   * Gives other objects of pooled transactions (those of a block decoded from the wire) the
+   * sender public key the pool recovered, so executing the block does not recover it again. A
+   * transaction hash covers the signature, so equal hashes mean the same sender. Only frozen
+   * transactions are touched: @ethereumjs/tx reads the cache only for those.
+   */
+  shareSenders(txs: readonly TypedTransaction[]): void {
+    if (this.byHash.size === 0) return;
+    for (const tx of txs) {
+      if (tx.cache.senderPubKey !== undefined || !Object.isFrozen(tx) || !tx.isSigned()) continue;
+      const pooled = this.byHash.get(bytesToHex(tx.hash()))?.tx;
+      const publicKey = pooled?.cache.senderPubKey;
+      if (publicKey !== undefined) tx.cache.senderPubKey = publicKey;
+    }
+  }
+
   /** All pooled transactions, in arrival order. */
   pending(): TypedTransaction[] {
     return [...this.byHash.values()].sort((a, b) => a.seq - b.seq).map((e) => e.tx);

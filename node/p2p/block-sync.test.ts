@@ -315,6 +315,53 @@ test('transactions are broadcast to every peer and handed to the hook', async (t
   ]);
 });
 
+test('transactions accepted close together go to each peer in one Transactions message, after a short delay', async (t) => {
+  const { world, node } = makeNet();
+  const a = node('a', new MemChain());
+  const b = node('b', new MemChain());
+  const c = node('c', new MemChain());
+  FakeTransport.connect(a.transport, b.transport);
+  FakeTransport.connect(a.transport, c.transport);
+  await world.run(100);
+  const got: Array<[string, number]> = [];
+  b.sync.onTransactions = (p, txs) => got.push([`b<-${p}`, txs.length]);
+  c.sync.onTransactions = (p, txs) => got.push([`c<-${p}`, txs.length]);
+  const typed = Uint8Array.of(0x02, 0xc1, 0x80);
+  const txMessages = () => a.transport.sent.filter((s) => s.code === EthCode.Transactions).length;
+  a.sync.broadcastTransactions([typed]);
+  t.is(txMessages(), 0, 'queued, not sent at once');
+  await world.run(105); // (world.run takes an absolute time)
+  a.sync.broadcastTransactions([typed, typed]);
+  await world.run(300);
+  t.deepEqual(got, [
+    ['b<-a', 3],
+    ['c<-a', 3],
+  ]);
+  t.is(txMessages(), 2);
+});
+
+test('a transaction broadcast is sent at once when it fills a message (count or bytes), the rest after the delay', async (t) => {
+  const { world, node } = makeNet();
+  const a = node('a', new MemChain());
+  const b = node('b', new MemChain());
+  FakeTransport.connect(a.transport, b.transport);
+  await world.run(100);
+  const got: number[] = [];
+  b.sync.onTransactions = (_p, txs) => got.push(txs.length);
+  const typed = Uint8Array.of(0x02, 0xc1, 0x80);
+  const txMessages = () => a.transport.sent.filter((s) => s.code === EthCode.Transactions).length;
+  a.sync.broadcastTransactions(Array.from({ length: 1024 + 5 }, () => typed));
+  t.is(txMessages(), 1, 'the first 1024 go at once');
+  await world.run(300); // (world.run takes an absolute time)
+  t.deepEqual(got, [1024, 5]);
+  // 50 KB transactions: two fit the 128 KiB a message carries, the third starts the next one.
+  const big = Uint8Array.of(0x02, ...RLP.encode([new Uint8Array(50_000)]));
+  a.sync.broadcastTransactions([big, big, big]);
+  t.is(txMessages(), 3);
+  await world.run(500);
+  t.deepEqual(got, [1024, 5, 2, 1]);
+});
+
 test('serves headers and bodies from the chain', async (t) => {
   const { world, node, rogue } = makeNet();
   const blocks = extend(genesis, 20, 'main');

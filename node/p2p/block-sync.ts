@@ -1,8 +1,14 @@
 /**
  * Block propagation and catch-up sync over eth/68.
  *
- * - Handshake: Status on connect; a Status with another network id or genesis marks the peer
- *   incompatible (never synced from; its requests are still answered).
+ * - Handshake: Status on connect, carrying our EIP-2124 fork id at our head. A peer's Status
+ *   with another network id, a fork id our schedule rejects, or another genesis (checked in that
+ *   order, as Besu does) shows another network: the peer is disconnected with
+ *   'subprotocol-triggered' (RLPx 0x10) when the transport can; otherwise it stays connected,
+ *   marked incompatible (never synced from; its requests are still answered).
+ * - Blocks and transactions are not sent to peers found on another network. Unlike Besu, which
+ *   waits for a peer's Status, they go to a peer whose Status has not arrived yet: the simulator's
+ *   network may lose any message, and a lost Status must not cut a peer off announcements for good.
  * - Propagation: NewBlock to every connected peer not known to have the block (Besu sends
  *   NewBlock to sqrt(peers) and hashes to the rest; with a handful of validators, full blocks to
  *   all is simpler and faster). A NewBlock whose parent we hold is imported at once.
@@ -39,7 +45,7 @@ import {
 } from './eth-messages.ts';
 import { serveBlockBodies, serveBlockHeaders } from './eth-server.ts';
 import { forkIdOf } from './fork-id.ts';
-import { SyncPeers } from './sync-peers.ts';
+import { SyncPeers, type SyncPeer } from './sync-peers.ts';
 
 export type { BlockSink, ChainView, ImportResult } from './chain-view.ts';
 
@@ -64,11 +70,16 @@ export interface BlockSyncOptions {
   maxPeers?: number;
   /** The block hash of a header. Default: QBFT on-chain hash (onchainBlockHash). */
   hashOf?: (header: BlockHeader) => Hex;
-  /** Our EIP-2124 fork id for Status. Default: [crc32(genesisHash), 0] (all forks at genesis). */
-  forkId?: ForkId;
+  /** Our EIP-2124 fork id with `head` as chain head, asked each time we send Status. Default: [crc32(genesisHash), 0] (all forks at genesis). */
+  forkId?: (head: SyncHead) => ForkId;
+  /** Whether a peer's Status fork id fits our fork schedule at `head` (fork-id.ts acceptsRemoteForkId). Default: any does. */
+  acceptsForkId?: (remote: ForkId, head: SyncHead) => boolean;
   /** Told when a sync task begins (true) and ends (false). */
   onSyncing?(syncing: boolean): void;
 }
+
+/** Our chain head as the ChainView gives it. */
+export type SyncHead = ReturnType<ChainView['head']>;
 
 export interface SyncCounters {
   received: number;
@@ -105,6 +116,13 @@ const RESPONSE_KIND: Record<number, Pending['kind'] | undefined> = {
   [EthCode.PooledTransactions]: 'pooled',
 };
 const MAX_TXS_PER_BROADCAST = 1024;
+/** Raw transaction bytes per Transactions message at most (geth caps its broadcasts near 100 KiB). */
+const MAX_TX_BYTES_PER_BROADCAST = 128 * 1024;
+/**
+ * How long accepted transactions wait to be sent together: one message per peer for a burst
+ * instead of one per transaction (Besu queues them per peer and sends from a worker task).
+ */
+const TX_BROADCAST_DELAY_MS = 25;
 const MAX_POOLED_REQUEST = 256;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const SERVED_TO_ANYONE = new Set<number>([EthCode.Status, EthCode.GetBlockHeaders, EthCode.GetBlockBodies, EthCode.GetPooledTransactions]);
@@ -162,7 +180,8 @@ export class BlockSync {
   private readonly maxBackSteps: number;
   private readonly uselessPeerMs: number;
   private readonly hashOf: (header: BlockHeader) => Hex;
-  private readonly forkId: ForkId;
+  private readonly forkIdAt: (head: SyncHead) => ForkId;
+  private readonly acceptsForkId: (remote: ForkId, head: SyncHead) => boolean;
   private readonly peers: SyncPeers;
   private readonly pending = new Map<PeerId, Pending>();
   private task: SyncTask | undefined;
@@ -181,7 +200,9 @@ export class BlockSync {
     this.maxBackSteps = opts.maxBackSteps ?? 10;
     this.uselessPeerMs = opts.uselessPeerMs ?? 30_000;
     this.hashOf = opts.hashOf ?? defaultHashOf;
-    this.forkId = opts.forkId ?? forkIdOf(opts.chain.genesisHash);
+    const genesisForkId = forkIdOf(opts.chain.genesisHash);
+    this.forkIdAt = opts.forkId ?? (() => genesisForkId);
+    this.acceptsForkId = opts.acceptsForkId ?? (() => true);
     this.peers = new SyncPeers(opts.timers, opts.maxPeers ?? 256);
     this.onSyncing = opts.onSyncing;
   }
@@ -217,7 +238,7 @@ export class BlockSync {
       td: head.td,
       bestHash: head.hash,
       genesisHash: this.chain.genesisHash,
-      forkId: this.forkId,
+      forkId: this.forkIdAt(head),
     });
   }
 
@@ -252,7 +273,7 @@ export class BlockSync {
   announceBlock(block: Block, hash: Hex): void {
     const head = this.chain.head();
     const td = head.hash === hash ? head.td : block.header.number + 1n; // QBFT: difficulty 1 per block
-    const targets = this.peers.sorted().filter((p) => !p.incompatible && !p.known.has(hash));
+    const targets = this.peers.sorted().filter((p) => this.mayAnnounceTo(p) && !p.known.has(hash));
     if (targets.length === 0) return;
     const fullCount = Math.ceil(Math.sqrt(targets.length));
     const start = Number(block.header.number % BigInt(targets.length));
@@ -270,13 +291,42 @@ export class BlockSync {
     });
   }
 
+  /** Transactions waiting for the next broadcast; never more than one message's worth. */
+  private txsToBroadcast: Uint8Array[] = [];
+  private txBytesToBroadcast = 0;
+  private txBroadcastTimer: TimerHandle | undefined;
+
+  /**
+   * Sends transactions to every peer, TX_BROADCAST_DELAY_MS later together with the others
+   * accepted meanwhile; a full message goes at once.
+   */
   broadcastTransactions(rawTxs: Uint8Array[]): void {
-    const peers = this.peers.sorted();
-    if (peers.length === 0) return;
-    for (let i = 0; i < rawTxs.length; i += MAX_TXS_PER_BROADCAST) {
-      const wire = toWireMessage({ code: EthCode.Transactions, txs: rawTxs.slice(i, i + MAX_TXS_PER_BROADCAST) });
-      for (const p of peers) this.transport.send(p.id, wire);
+    for (const raw of rawTxs) {
+      const full = this.txsToBroadcast.length >= MAX_TXS_PER_BROADCAST || this.txBytesToBroadcast + raw.length > MAX_TX_BYTES_PER_BROADCAST;
+      if (full && this.txsToBroadcast.length > 0) this.flushTransactions();
+      this.txsToBroadcast.push(raw);
+      this.txBytesToBroadcast += raw.length;
     }
+    if (this.txsToBroadcast.length > 0 && this.txBroadcastTimer === undefined) {
+      this.txBroadcastTimer = this.timers.setTimer(TX_BROADCAST_DELAY_MS, () => {
+        this.txBroadcastTimer = undefined;
+        this.flushTransactions();
+      });
+    }
+  }
+
+  private flushTransactions(): void {
+    if (this.txBroadcastTimer !== undefined) {
+      this.timers.cancelTimer(this.txBroadcastTimer);
+      this.txBroadcastTimer = undefined;
+    }
+    const txs = this.txsToBroadcast;
+    this.txsToBroadcast = [];
+    this.txBytesToBroadcast = 0;
+    const peers = this.peers.sorted().filter((p) => this.mayAnnounceTo(p));
+    if (txs.length === 0 || peers.length === 0) return;
+    const wire = toWireMessage({ code: EthCode.Transactions, txs });
+    for (const p of peers) this.transport.send(p.id, wire);
   }
 
   status(): { syncing: boolean; highestKnown: number; peers: number } {
@@ -346,14 +396,39 @@ export class BlockSync {
   private onStatus(peer: PeerId, m: StatusMsg): void {
     const p = this.peers.ensure(peer);
     if (!p) return;
-    p.incompatible = m.networkId !== this.chain.networkId || m.genesisHash !== this.chain.genesisHash;
-    if (p.incompatible) {
-      this.log.log('info', 'peer on another network', { peer, networkId: m.networkId.toString(), genesis: m.genesisHash });
+    const mismatch = this.networkMismatch(m);
+    p.incompatible = mismatch !== undefined;
+    if (mismatch !== undefined) {
+        this.log.log('info', 'peer on another network', {
+        peer,
+        mismatch,
+        networkId: m.networkId.toString(),
+        genesis: m.genesisHash,
+        forkId: { hash: bytesToHex(m.forkId.hash), next: m.forkId.next.toString() },
+      });
+      if (this.transport.disconnect) {
+        this.clearPending(peer);
+        if (this.task?.peer === peer) this.endTask('peer on another network');
+        this.transport.disconnect(peer, 'subprotocol-triggered');
+      }
       return;
     }
     const number = m.td > 0n ? m.td - 1n : 0n; // QBFT: difficulty 1, td = number + 1
     this.peers.noteHead(p, m.td, number > MAX_SAFE ? Number.MAX_SAFE_INTEGER : Number(number), m.bestHash);
     this.maybeStartSync();
+  }
+
+  /** What shows a peer's Status to be from another network, in Besu's order of checks; undefined when none. */
+  private networkMismatch(m: StatusMsg): 'network id' | 'fork id' | 'genesis hash' | undefined {
+    if (m.networkId !== this.chain.networkId) return 'network id';
+    if (!this.acceptsForkId(m.forkId, this.chain.head())) return 'fork id';
+    if (m.genesisHash !== this.chain.genesisHash) return 'genesis hash';
+    return undefined;
+  }
+
+  /** Blocks and transactions go to every peer not found on another network. */
+  private mayAnnounceTo(p: SyncPeer): boolean {
+    return !p.incompatible;
   }
 
   private async onNewBlock(peer: PeerId, m: NewBlockMsg): Promise<void> {

@@ -213,3 +213,51 @@ test('bytes are copied at send', async (t) => {
   t.deepEqual(received, new Uint8Array([1, 2, 3]));
   net.close();
 });
+
+test('a transport drops a peer: both sides told, queued messages dropped, the pair stays down until a node re-attaches or connect()', async (t) => {
+  const net = new LoopbackNetwork();
+  const a = net.attach('a');
+  let b = net.attach('b');
+  const c = net.attach('c');
+  const ra = recorder();
+  const rb = recorder();
+  a.setHandlers(ra.handlers);
+  b.setHandlers(rb.handlers);
+  c.setHandlers(recorder().handlers);
+  await until(() => net.pendingEvents() === 0, 'connect');
+  b.send('a', msg(1)); // queued, then a drops b before delivery
+  a.disconnect('b', 'subprotocol-triggered');
+  a.disconnect('nobody', 'subprotocol-triggered'); // not a peer: ignored
+  t.deepEqual(a.peers(), ['c']);
+  t.deepEqual(b.peers(), ['c'], 'only the pair goes down');
+  b.send('a', msg(2)); // dropped: not connected
+  await until(() => net.pendingEvents() === 0, 'drop');
+  t.deepEqual(ra.log, ['+b', '+c', '-b']);
+  t.deepEqual(rb.log, ['+a', '+c', '-a']);
+  t.deepEqual(net.dropsByReason(), { 'link-down': 1, 'not-connected': 1 });
+  net.connect('a', 'c'); // other pairs are not restored
+  t.false(net.isConnected('a', 'b'));
+
+  // b restarts (detach, attach afresh): connected to a again.
+  b.close();
+  b = net.attach('b');
+  b.setHandlers(recorder().handlers);
+  t.deepEqual(a.peers(), ['b', 'c']);
+  b.send('a', msg(3));
+  await until(() => net.pendingEvents() === 0, 're-attach');
+  t.deepEqual(ra.log, ['+b', '+c', '-b', '+b', 'msg b 3']);
+
+  // Dropped again, then restored by connect().
+  b.disconnect('a', 'subprotocol-triggered');
+  t.false(net.isConnected('a', 'b'));
+  net.connect('b', 'a');
+  t.true(net.isConnected('a', 'b'));
+  await until(() => net.pendingEvents() === 0, 'connect again');
+  t.deepEqual(ra.log.slice(-2), ['-b', '+b']);
+  // A detached transport cannot drop anyone.
+  const stale = c;
+  stale.close();
+  stale.disconnect('a', 'subprotocol-triggered');
+  t.deepEqual(a.peers(), ['b']);
+  net.close();
+});

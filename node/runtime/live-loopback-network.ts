@@ -21,9 +21,13 @@
  *   callbacks, disconnects first, each sorted by (observer, peer).
  * - `peerForAddress(address)`: the connected peer registered with that address (attach option
  *   or `setAddress`; compared case-insensitively), never the node itself.
+ * - A node's transport may drop a peer (`disconnect(peer, reason)`, e.g. a peer on another
+ *   network): the pair goes down like a cut link (both sides told, queued messages dropped) and
+ *   stays down until either node is detached (a restarted node attaches afresh and is connected
+ *   again) or `connect(a, b)` restores it. The reason is not carried: the hub has no wire.
  * - Bytes are copied at send (one copy per message) unless `copyBytes: false`.
  */
-import type { PeerId, Transport, TransportHandlers, WireMessage } from './ports.ts';
+import type { PeerDisconnectReason, PeerId, Transport, TransportHandlers, WireMessage } from './ports.ts';
 
 export interface LoopbackNetworkOptions {
   /** Undelivered messages per directed link; beyond it, sends are dropped ('overflow'). Default 10,000. */
@@ -55,6 +59,7 @@ export interface LoopbackStats {
 /** A Transport with a way out: `close()` detaches the node (its peers see it disconnect). */
 export interface LoopbackTransport extends Transport {
   peerForAddress(address: string): PeerId | undefined;
+  disconnect(peer: PeerId, reason: PeerDisconnectReason): void;
   close(): void;
 }
 
@@ -92,6 +97,8 @@ export class LoopbackNetwork {
   private readonly endpoints = new Map<PeerId, Endpoint>();
   /** Pairs cut by disconnect(). */
   private readonly cut = new Set<string>();
+  /** Pairs dropped by one of their nodes (transport disconnect), until either node detaches or connect() restores them. */
+  private readonly dropped = new Set<string>();
   /** Bumped each time a pair's connection goes down, so queued messages of an older connection are dropped. */
   private readonly epochs = new Map<string, number>();
   private readonly maxQueuedPerLink: number;
@@ -142,6 +149,9 @@ export class LoopbackNetwork {
       send: (to, message) => net.send(ep, to, message),
       peerForAddress: (address) => (ep.detached ? undefined : net.peerForAddress(id, address)),
       addressOfPeer: (peer) => (ep.detached ? undefined : net.endpoints.get(peer)?.address),
+      disconnect: (peer) => {
+        if (!ep.detached && net.isConnected(id, peer)) net.changeConnectivity(() => net.dropped.add(pairKey(id, peer)));
+      },
       setHandlers: (handlers) => {
         if (ep.detached) return;
         ep.handlers = handlers;
@@ -155,7 +165,10 @@ export class LoopbackNetwork {
   detach(id: PeerId, gen?: number): void {
     const ep = this.endpoints.get(id);
     if (ep === undefined || (gen !== undefined && ep.gen !== gen)) return;
-    this.changeConnectivity(() => this.endpoints.delete(id));
+    this.changeConnectivity(() => {
+      this.endpoints.delete(id);
+      for (const other of this.endpoints.keys()) this.dropped.delete(pairKey(id, other));
+    });
     ep.detached = true;
     ep.handlers = undefined;
     ep.inbox.length = 0;
@@ -176,14 +189,17 @@ export class LoopbackNetwork {
     this.changeConnectivity(() => this.cut.add(pairKey(a, b)));
   }
 
-  /** Restores a link cut by disconnect(). */
+  /** Restores a link cut by disconnect() or dropped by one of its nodes. */
   connect(a: PeerId, b: PeerId): void {
     if (a === b) return;
-    this.changeConnectivity(() => this.cut.delete(pairKey(a, b)));
+    this.changeConnectivity(() => {
+      this.cut.delete(pairKey(a, b));
+      this.dropped.delete(pairKey(a, b));
+    });
   }
 
   isConnected(a: PeerId, b: PeerId): boolean {
-    return a !== b && this.endpoints.has(a) && this.endpoints.has(b) && !this.cut.has(pairKey(a, b));
+    return a !== b && this.endpoints.has(a) && this.endpoints.has(b) && this.linked(pairKey(a, b));
   }
 
   /** Attached node ids, sorted. */
@@ -217,9 +233,13 @@ export class LoopbackNetwork {
 
   // ---------------------------------------------------------------------------------------------
 
+  private linked(pair: string): boolean {
+    return !this.cut.has(pair) && !this.dropped.has(pair);
+  }
+
   private peersOf(id: PeerId): PeerId[] {
     const out: PeerId[] = [];
-    for (const other of this.endpoints.keys()) if (other !== id && !this.cut.has(pairKey(id, other))) out.push(other);
+    for (const other of this.endpoints.keys()) if (other !== id && this.linked(pairKey(id, other))) out.push(other);
     return out.sort(cmp);
   }
 
@@ -236,7 +256,7 @@ export class LoopbackNetwork {
     for (let i = 0; i < ids.length; i++) {
       for (let j = i + 1; j < ids.length; j++) {
         const k = pairKey(ids[i]!, ids[j]!);
-        if (!this.cut.has(k)) out.add(k);
+        if (this.linked(k)) out.add(k);
       }
     }
     return out;

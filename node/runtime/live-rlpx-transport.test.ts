@@ -16,7 +16,9 @@ interface Seen {
   messages: Array<{ from: PeerId; message: WireMessage }>;
 }
 
-async function start(n: number, opts: { maintained?: string[]; maxPeers?: number } = {}): Promise<{ t: RlpxTransport; seen: Seen }> {
+type TransportLog = NonNullable<ConstructorParameters<typeof RlpxTransport>[0]['log']>;
+
+async function start(n: number, opts: { maintained?: string[]; maxPeers?: number; log?: TransportLog } = {}): Promise<{ t: RlpxTransport; seen: Seen }> {
   const t = new RlpxTransport({ nodeKey: key(n), listenHost: '127.0.0.1', listenPort: 0, advertisedHost: '127.0.0.1', clientId: `test/${n}`, redialIntervalMs: 100, ...opts });
   const seen: Seen = { events: [], messages: [] };
   t.setHandlers({
@@ -128,5 +130,24 @@ test('a maintained peer that goes away is re-dialled when it comes back', async 
     }
   } finally {
     await b.t.close();
+  }
+});
+
+test('disconnect(peer, subprotocol-triggered) sends Disconnect 0x10; both sides see the peer go; unknown peers are ignored', async (t) => {
+  const closes: Array<Record<string, unknown>> = [];
+  const a = await start(10);
+  const b = await start(11, { log: (_level, message, fields) => void (message === 'peer disconnected' && closes.push(fields ?? {})) });
+  try {
+    b.t.connectTo(a.t.enode());
+    await until(() => a.t.peers().length === 1 && b.t.peers().length === 1);
+    a.t.disconnect('00'.repeat(64), 'subprotocol-triggered');
+    a.t.disconnect(b.t.localId, 'subprotocol-triggered');
+    await until(() => a.t.peers().length === 0 && b.t.peers().length === 0 && closes.length === 1);
+    t.like(closes[0], { reason: 'subprotocol-specific reason (0x10)', by: 'remote' });
+    await until(() => a.seen.events.length === 2 && b.seen.events.length === 2);
+    t.deepEqual(a.seen.events, [`up:${b.t.localId.slice(0, 8)}`, `down:${b.t.localId.slice(0, 8)}`]);
+    t.deepEqual(b.seen.events, [`up:${a.t.localId.slice(0, 8)}`, `down:${a.t.localId.slice(0, 8)}`]);
+  } finally {
+    await Promise.all([a.t.close(), b.t.close()]);
   }
 });

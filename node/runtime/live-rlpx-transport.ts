@@ -9,6 +9,9 @@
  * - One connection per peer: when both sides dial each other at once, both keep the connection
  *   dialled by the node with the smaller id and close the other with ALREADY_CONNECTED (0x05).
  * - Beyond `maxPeers`, a new peer that is not maintained is refused with TOO_MANY_PEERS (0x04).
+ * - `disconnect(peer, 'subprotocol-triggered')` sends Disconnect SUBPROTOCOL_TRIGGERED (0x10), as
+ *   Besu does to a peer on another network. A maintained peer is still re-dialled (and dropped
+ *   again if it is still on another network).
  * - The node's handlers see, in order, a peer connect before its first message and disconnect
  *   after its last one; one event at a time (a returned promise is awaited), as the simulator and
  *   the in-process hub deliver. The inbox holds at most `maxInboxEvents` messages; beyond it
@@ -24,7 +27,7 @@ import { enodeUrl, parseEnodeUrl, type Enode } from '../p2p/rlpx/enode.ts';
 import { nodeIdFromPrivateKey } from '../p2p/rlpx/node-identity.ts';
 import { ETH_68, ISTANBUL_100 } from '../p2p/rlpx/capabilities.ts';
 import { RlpxConnection, type RlpxCapability, type RlpxClose, type RlpxReady } from '../p2p/rlpx/rlpx-connection.ts';
-import type { PeerId, TimerHandle, Timers, Transport, TransportHandlers, WireMessage } from './ports.ts';
+import type { PeerDisconnectReason, PeerId, TimerHandle, Timers, Transport, TransportHandlers, WireMessage } from './ports.ts';
 import { LiveTimers } from './live-timers.ts';
 import { listenOn } from '../rpc/transports/listen.ts';
 
@@ -79,6 +82,10 @@ interface Peer {
 type InboxEvent = { kind: 'msg'; from: PeerId; message: WireMessage } | { kind: 'up' | 'down'; peer: PeerId };
 
 const EVENTS_PER_TURN = 64;
+
+const DISCONNECT_CODES: Record<PeerDisconnectReason, number> = {
+  'subprotocol-triggered': DisconnectReason.SUBPROTOCOL_TRIGGERED,
+};
 
 const CAPABILITIES: readonly RlpxCapability[] = [
   { ...ETH_68, name: 'eth' },
@@ -145,6 +152,10 @@ export class RlpxTransport implements Transport, PeerDirectory {
       this.stats.unsendable++;
       this.opts.log?.('warn', 'message not sent', { peer: to.slice(0, 16), protocol: message.protocol, code: message.code, error: String(err) });
     }
+  }
+
+  disconnect(peer: PeerId, reason: PeerDisconnectReason): void {
+    this.connected.get(peer)?.conn.disconnect(DISCONNECT_CODES[reason]);
   }
 
   peerForAddress(address: string): PeerId | undefined {

@@ -49,8 +49,22 @@ export interface Transport {
   peerForAddress?(address: string): PeerId | undefined;
   /** The node-key address of a connected peer (lower case), when the transport knows identities. */
   addressOfPeer?(peer: PeerId): string | undefined;
+  /**
+   * Drops the connection to a peer, telling it why (where the wire can). Optional: without it
+   * the node keeps such a peer connected and ignores it. Asynchronous like any connectivity change:
+   * onPeerDisconnected follows (messages already received may still be delivered before it); a
+   * peer not connected is ignored. Whether and when the peer may connect again is the
+   * transport's to say.
+   */
+  disconnect?(peer: PeerId, reason: PeerDisconnectReason): void;
   setHandlers(handlers: TransportHandlers): void;
 }
+
+/**
+ * Why the node drops a peer. 'subprotocol-triggered': the eth handshake showed another network
+ * (network id, genesis hash or fork id), RLPx Disconnect reason 0x10 as Besu sends.
+ */
+export type PeerDisconnectReason = 'subprotocol-triggered';
 
 export type StoreKey = string;
 

@@ -14,8 +14,8 @@
  * - Forks after Cancun are refused with an internal error: this node cannot run them, and their
  *   system contracts are not modelled.
  */
-import { crc32 } from 'node:zlib';
-import { hexToBytes } from '../../crypto/bytes.ts';
+import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
+import { forkIdAtHead, forkScheduleOf } from '../../p2p/fork-id.ts';
 import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from '../../chain/genesis.ts';
 import { rpcErrorWithReason } from '../errors.ts';
 import type { NodeApi } from '../node-api.ts';
@@ -44,17 +44,12 @@ export function milestones(genesis: Genesis): Milestone[] {
   return [{ name: 'chainstart', value: 0, by: 'block' }, ...blocks.sort(order), ...times.sort(order)];
 }
 
+/** The EIP-2124 fork hash once `fork` is active: every block fork up to it, then the time forks up to it. */
 export function forkIdAt(genesis: Genesis, genesisHash: string, fork: Milestone): string {
-  const blockForks = [...new Set(Object.values(genesis.forkBlocks).filter((v) => v > 0))].sort((a, b) => a - b);
-  const timeForks = [...new Set(Object.values(genesis.forkTimestamps).filter((v) => v > genesis.timestamp))].sort((a, b) => a - b);
-  const passed = fork.by === 'block' ? blockForks.filter((b) => b <= fork.value) : [...blockForks, ...timeForks.filter((t) => t <= fork.value)];
-  let crc = crc32(hexToBytes(genesisHash));
-  for (const value of passed) {
-    const be = Buffer.alloc(8);
-    be.writeBigUInt64BE(BigInt(value));
-    crc = crc32(be, crc);
-  }
-  return `0x${crc.toString(16).padStart(8, '0')}`;
+  const schedule = forkScheduleOf(genesisHash as Hex, genesis);
+  // A block milestone: its block reached, no timestamp fork yet. A time milestone: every block fork passed.
+  const head = fork.by === 'block' ? { number: BigInt(fork.value), timestamp: BigInt(genesis.timestamp) } : { number: 2n ** 64n, timestamp: BigInt(fork.value) };
+  return bytesToHex(forkIdAtHead(schedule, head).hash);
 }
 
 const PRECOMPILES: Array<[string, number, string]> = [
