@@ -27,7 +27,8 @@ Usage:
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
                [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:BEHAVIOUR|twin]
                [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
-               [--genesis-file F] [--json] [--trace FILE] [--report-dir DIR]
+               [--genesis-file F] [--duplicate-message-limit N] [--json] [--trace FILE]
+               [--report-dir DIR]
   qbft-lab report <trace.jsonl|name|file.json> [--seed N] [--html FILE] [--md FILE]
   qbft-lab tui <trace.jsonl|name|file.json> [--seed N]   (replay in the terminal; keys: ? in the UI)
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
@@ -153,6 +154,7 @@ async function simCommand(args: string[], io: Io): Promise<number> {
     'early-round-change': { type: 'boolean' },
     'no-gossip': { type: 'boolean' },
     'wire-layout': { type: 'string' },
+    'duplicate-message-limit': { type: 'string' },
     json: { type: 'boolean' },
     trace: { type: 'string' },
     'report-dir': { type: 'string' },

@@ -23,7 +23,11 @@ export interface SimFlags {
   'early-round-change'?: boolean;
   'no-gossip'?: boolean;
   'wire-layout'?: string;
+  'duplicate-message-limit'?: string;
 }
+
+/** Besu reads config.qbft.duplicatemessagelimit as a Java int. */
+const MAX_DUPLICATE_MESSAGE_LIMIT = 2 ** 31 - 1;
 
 function readGenesisJson(path: string): Record<string, unknown> {
   let value: unknown;
@@ -41,6 +45,26 @@ function positiveInt(text: string | undefined, flag: string, fallback: number, m
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`${flag}: '${text}' must be an integer from 1 to ${max}`);
   return n;
+}
+
+/** The key `name` already has in `obj` in any letter case (genesis keys are case-insensitive), else `name`. */
+function keyIn(obj: Record<string, unknown>, name: string): string {
+  return Object.keys(obj).find((k) => k.toLowerCase() === name) ?? name;
+}
+
+function objectAt(parent: Record<string, unknown>, name: string, field: string): Record<string, unknown> {
+  const key = keyIn(parent, name);
+  const value = (parent[key] ??= {});
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`--genesis-file: ${field} is not a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** The operator's genesis with config.qbft.duplicatemessagelimit replaced (one key, whatever its case). */
+function withDuplicateMessageLimit(genesis: Record<string, unknown>, limit: number): Record<string, unknown> {
+  const copy = structuredClone(genesis);
+  const qbft = objectAt(objectAt(copy, 'config', 'config'), 'qbft', 'config.qbft');
+  qbft[keyIn(qbft, 'duplicatemessagelimit')] = limit;
+  return copy;
 }
 
 function nodeName(text: string, n: number, flag: string): string {
@@ -61,7 +85,10 @@ function validatorCountOf(genesis: Record<string, unknown>): number | undefined 
 }
 
 export function simScenario(flags: SimFlags): Scenario {
-  const baseGenesis = flags['genesis-file'] ? readGenesisJson(flags['genesis-file']) : undefined;
+  const duplicateMessageLimit =
+    flags['duplicate-message-limit'] === undefined ? undefined : positiveInt(flags['duplicate-message-limit'], '--duplicate-message-limit', 100, MAX_DUPLICATE_MESSAGE_LIMIT);
+  const fileGenesis = flags['genesis-file'] ? readGenesisJson(flags['genesis-file']) : undefined;
+  const baseGenesis = fileGenesis && duplicateMessageLimit !== undefined ? withDuplicateMessageLimit(fileGenesis, duplicateMessageLimit) : fileGenesis;
   const fromGenesis = baseGenesis && flags.validators === undefined ? validatorCountOf(baseGenesis) : undefined;
   const n = fromGenesis ?? positiveInt(flags.validators, '--validators', 4, 200);
   const durationMs = flags.duration ? parseDurationMs(flags.duration, '--duration') : 60_000;
@@ -118,6 +145,7 @@ export function simScenario(flags: SimFlags): Scenario {
     genesis: {
       blockPeriodSeconds: flags['block-period'] === undefined ? undefined : positiveInt(flags['block-period'], '--block-period', 1, 3600),
       requestTimeoutSeconds: flags['request-timeout'] === undefined ? undefined : positiveInt(flags['request-timeout'], '--request-timeout', 2, 3600),
+      duplicateMessageLimit,
     },
     network: { latency: flags.latency ? parseLatency(flags.latency) : undefined, loss, gossip: flags['no-gossip'] ? false : undefined },
     earlyRoundChange: flags['early-round-change'] ?? false,
