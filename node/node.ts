@@ -271,6 +271,8 @@ export class QbftNode {
         duplicateMessageLimit: genesis.qbft.duplicateMessageLimit,
         futureMessagesLimit: genesis.qbft.futureMessagesLimit,
         futureMessagesMaxDistance: genesis.qbft.futureMessagesMaxDistance,
+        gossipedHistoryLimit: genesis.qbft.gossipedHistoryLimit,
+        messageQueueLimit: genesis.qbft.messageQueueLimit,
       },
       gossip: cfg.gossip ?? true,
       validateBlock: (rlp, height) => this.validateProposedBlock(rlp, height),

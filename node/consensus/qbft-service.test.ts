@@ -15,7 +15,7 @@ const keys = [1, 2, 3, 4]
   .map((privateKey) => ({ privateKey, address: privateKeyToAddress(privateKey) }))
   .sort((a, b) => (a.address < b.address ? -1 : 1));
 
-function harness(limits = { duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10 }) {
+function harness(limits: QbftServiceDeps['limits'] = { duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10 }) {
   const sent: Array<{ code: number; except: string[] }> = [];
   const traces: NodeTraceEvent[] = [];
   let nextTimer = 1;
@@ -169,4 +169,29 @@ test('consensus messages go to the height\'s validators only (Besu ValidatorPeer
   await service.onMessage('peer-a', MessageCode.PREPARE, prepareBytes(0, 1, 0, 'relayed'));
   t.is(targets.length, 1);
   t.deepEqual(targets[0], ctx.validators);
+});
+
+test('a message seen again after it left the duplicate filter is handled again but not gossiped again (Besu UniqueMessageMulticaster)', async (t) => {
+  const limits = { duplicateMessageLimit: 1, futureMessagesLimit: 50, futureMessagesMaxDistance: 10 };
+  const run = async (gossipedHistoryLimit: number): Promise<number> => {
+    const { service, sent, ctx } = harness({ ...limits, gossipedHistoryLimit });
+    await service.onNewHead(ctx);
+    const a = prepareBytes(0, 1, 0, 'a');
+    await service.onMessage('peer', MessageCode.PREPARE, a);
+    await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(2, 1, 0, 'b')); // pushes `a` out of the duplicate filter
+    await service.onMessage('peer', MessageCode.PREPARE, a);
+    return sent.length;
+  };
+  t.is(await run(1000), 2, 'each message gossiped once');
+  t.is(await run(0), 3, 'planted: without the gossip history the late copy is gossiped again');
+});
+
+test('received messages beyond messagequeuelimit are dropped and counted; the rest are handled (Besu BftEventQueue)', async (t) => {
+  const { service, sent, ctx } = harness({ duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10, messageQueueLimit: 2 });
+  await service.onNewHead(ctx);
+  await Promise.all([0, 2, 3].map((author, i) => service.onMessage('peer', MessageCode.PREPARE, prepareBytes(author, 1, 0, `q${i}`))));
+  t.is(service.stats.dropped, 1);
+  t.is(sent.length, 2);
+  await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(3, 1, 0, 'later'));
+  t.is(sent.length, 3, 'the queue drains and takes messages again');
 });

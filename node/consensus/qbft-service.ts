@@ -17,6 +17,10 @@ export interface QbftLimits {
   duplicateMessageLimit: number;
   futureMessagesLimit: number;
   futureMessagesMaxDistance: number;
+  /** Besu's gossipedhistorylimit: messages this node sent or gossiped, never gossiped again while remembered. Default 1000. */
+  gossipedHistoryLimit?: number;
+  /** Besu's messagequeuelimit: received messages waiting to be handled; beyond it they are dropped. Default 1000. */
+  messageQueueLimit?: number;
 }
 
 export interface QbftServiceDeps {
@@ -59,6 +63,8 @@ export interface QbftStats {
   maxRound: number;
   rejected: number;
   malformed: number;
+  /** Received messages dropped because `messageQueueLimit` were already waiting. */
+  dropped: number;
 }
 
 /**
@@ -104,6 +110,9 @@ export class QbftService {
   private manager: HeightManager | undefined;
   private queue: Promise<void> = Promise.resolve();
   private readonly seen: BoundedSet;
+  /** Besu's UniqueMessageMulticaster: what this node sent or gossiped. */
+  private readonly gossiped: BoundedSet;
+  private queuedMessages = 0;
   private readonly future = new Map<number, BufferedMessage[]>();
   private futureCount = 0;
   private futureBytes = 0;
@@ -111,10 +120,11 @@ export class QbftService {
   private blockTimer: TimerHandle | undefined;
   private roundTimer: TimerHandle | undefined;
   private stopped = false;
-  readonly stats: QbftStats = { height: 0, round: undefined, roundChanges: 0, maxRound: 0, rejected: 0, malformed: 0 };
+  readonly stats: QbftStats = { height: 0, round: undefined, roundChanges: 0, maxRound: 0, rejected: 0, malformed: 0, dropped: 0 };
 
   constructor(private readonly deps: QbftServiceDeps) {
     this.seen = new BoundedSet(deps.limits.duplicateMessageLimit);
+    this.gossiped = new BoundedSet(deps.limits.gossipedHistoryLimit ?? 1000);
   }
 
   private enqueue(job: () => Promise<void> | void): Promise<void> {
@@ -135,8 +145,17 @@ export class QbftService {
     return this.enqueue(() => this.startHeight(ctx));
   }
 
+  /** Besu's BftEventQueue drops messages once `messageQueueLimit` wait; timers and new heads always queue. */
   onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> {
-    return this.enqueue(() => this.receive(from, code, data));
+    if (this.queuedMessages >= (this.deps.limits.messageQueueLimit ?? 1000)) {
+      this.stats.dropped++;
+      return Promise.resolve();
+    }
+    this.queuedMessages++;
+    return this.enqueue(() => {
+      this.queuedMessages--;
+      return this.receive(from, code, data);
+    });
   }
 
   /** Per-round state the current height holds (none when this node is not a validator for it). */
@@ -259,10 +278,15 @@ export class QbftService {
     const author = message.signed.author;
     if (!manager.ctx.validators.includes(author)) return;
     if (this.deps.gossip && author !== this.deps.cfg.address) {
-      const except = [from];
-      const authorPeer = this.deps.peerOf(author);
-      if (authorPeer !== undefined) except.push(authorPeer);
-      this.deps.multicast(messageCode(message), raw ?? encodeMessage(message, this.deps.cfg.layout), except, manager.ctx.validators);
+      const data = raw ?? encodeMessage(message, this.deps.cfg.layout);
+      const key = contentKeyOf(data);
+      if (!this.gossiped.has(key)) {
+        this.gossiped.add(key);
+        const except = [from];
+        const authorPeer = this.deps.peerOf(author);
+        if (authorPeer !== undefined) except.push(authorPeer);
+        this.deps.multicast(messageCode(message), data, except, manager.ctx.validators);
+      }
     }
     const nowMs = this.now();
     let event: CoreEvent;
@@ -305,7 +329,9 @@ export class QbftService {
       switch (action.type) {
         case 'broadcast': {
           const data = encodeMessage(action.message, this.deps.cfg.layout);
-          this.seen.add(contentKeyOf(data));
+          const key = contentKeyOf(data);
+          this.seen.add(key);
+          this.gossiped.add(key);
           if (manager) this.deps.multicast(messageCode(action.message), data, [], manager.ctx.validators);
           break;
         }
