@@ -8,14 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
 import { parseExtraDataType, rlpDecode, rlpEncode } from '../node/cli/rlp-command.ts';
 import { GenesisError, loadGenesisFile } from '../node/chain/genesis.ts';
-import { formatGenesisReport, inspectGenesis } from '../node/chain/genesis-inspect.ts';
 import { SCENARIOS, findScenario } from '../scenarios/index.ts';
-import { runScenario, type RunResult } from '../sim/scenario-runner.ts';
+// The simulator, the EVM and the fuzzer load on first use, so that `help` and listings start fast.
+import type { RunResult } from '../sim/scenario-runner.ts';
 import { ScenarioError, validateScenario, type Scenario } from '../sim/scenario.ts';
 import type { World } from '../sim/world.ts';
 import { formatRun, formatSummary, runJson } from './format.ts';
-import { simScenario } from './sim-scenario.ts';
-import { fuzzCommand } from './fuzz-command.ts';
 
 export const HELP = `qbft-lab: a Besu-compatible QBFT node under a deterministic simulator
 
@@ -79,6 +77,7 @@ const wallClock = () => performance.now();
 
 async function runWithTrace(s: Scenario, seed: number | undefined, traceFile: string | undefined, reportDir?: { dir: string; io: Io }): Promise<RunResult> {
   let world: World | undefined;
+  const { runScenario } = await import('../sim/scenario-runner.ts');
   const result = await runScenario(s, { seed, wallClock, keepTrace: traceFile !== undefined || reportDir !== undefined, onWorld: (w) => (world = w) });
   if (traceFile && world) world.trace.writeJsonl(traceFile);
   if (reportDir && world && !result.ok) (await import('./report-command.ts')).writeFailureReports(reportDir.dir, s, result, world, reportDir.io);
@@ -160,6 +159,7 @@ async function simCommand(args: string[], io: Io): Promise<number> {
     'report-dir': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`sim: unexpected argument '${positionals[0]}'`);
+  const { simScenario } = await import('./sim-scenario.ts');
   const scenario = simScenario(values as never);
   const reportDir = values['report-dir'] === undefined ? undefined : { dir: values['report-dir'] as string, io };
   const r = await runWithTrace(scenario, scenario.seed, values.trace as string | undefined, reportDir);
@@ -180,6 +180,7 @@ async function genesisCommand(args: string[], io: Io): Promise<number> {
     if (err instanceof GenesisError) throw new UsageError(err.message);
     throw new UsageError(`cannot read genesis file ${file}: ${(err as Error).message}`);
   }
+  const { formatGenesisReport, inspectGenesis } = await import('../node/chain/genesis-inspect.ts');
   const report = await inspectGenesis(genesis);
   io.out(values.json ? JSON.stringify(report) : formatGenesisReport(report));
   return 0;
@@ -215,7 +216,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'sim':
         return await simCommand(args, io);
       case 'fuzz':
-        return await fuzzCommand(args, io, parse, wallClock);
+        return await (await import('./fuzz-command.ts')).fuzzCommand(args, io, parse, wallClock);
       case 'bugs':
         return await (await import('./bugs-command.ts')).bugsCommand(args, io, parse);
       case 'report':

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { bytesToHex } from '../node/crypto/bytes.ts';
 import { NODE_STARTED_LINE } from './node-command.ts';
 
-const BIN = fileURLToPath(new URL('../bin/qbft-lab.js', import.meta.url));
+// From cli/ the entry point is ../bin; from the compiled dist/cli/ it is ../../bin (dist/ has no bin/).
+const BIN = ['../bin/qbft-lab.js', '../../bin/qbft-lab.js'].map((rel) => fileURLToPath(new URL(rel, import.meta.url))).find((path) => existsSync(path))!;
 const START_TIMEOUT_MS = 60_000;
 const MAX_LOG_LINES = 200;
 

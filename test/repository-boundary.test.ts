@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SCANNED = /\.(ts|tsx|js|mjs|cjs|json|sh)$/;
-const SKIPPED_DIRS = new Set(['node_modules', 'vectors', 'docs']);
+const SKIPPED_DIRS = new Set(['node_modules', 'vectors', 'docs', 'dist']);
 
 export const OUTSIDE_PATTERNS: Array<[string, RegExp]> = [
   ['a path into the sibling shared folder', new RegExp('(\\.\\./)+' + 'sha' + 'red/')],
