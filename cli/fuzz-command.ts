@@ -1,7 +1,9 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
+import { availableParallelism } from 'node:os';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
 import { switchOf } from '../sim/bugs/known-bug.ts';
+import { MAX_JOBS, workerCaseRunner } from './fuzz-workers.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
 
@@ -14,6 +16,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     'failure-dir': { type: 'string' },
     'report-dir': { type: 'string' },
     bug: { type: 'string' },
+    jobs: { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`fuzz: unexpected argument '${positionals[0]}'`);
   const runs = values.runs === undefined ? 100 : Number(values.runs);
@@ -26,6 +29,9 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     if (!m || Number(m[2]) < 1 || Number(m[1]) >= Number(m[2])) throw new UsageError(`--shard: '${values.shard}' must be i/k with 0 <= i < k`);
     shard = { index: Number(m[1]), count: Number(m[2]) };
   }
+  // Worker processes; 1 runs the cases one after another in this process.
+  const jobs = values.jobs === undefined ? Math.min(availableParallelism(), MAX_JOBS) : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS) throw new UsageError(`--jobs: '${values.jobs}' must be an integer from 1 to ${MAX_JOBS}`);
   const bug = values.bug as string | undefined;
   const { findKnownBug, knownBugIds } = await import('../sim/bugs/catalogue.ts');
   const entry = bug === undefined ? undefined : findKnownBug(bug);
@@ -38,6 +44,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     shard,
     failureDir: (values['failure-dir'] as string | undefined) ?? '.',
     wallClock,
+    ...(jobs > 1 ? { runCases: workerCaseRunner(jobs) } : {}),
     ...(bugSwitch !== undefined ? { bugs: [bugSwitch], stopAtFirstFailure: true } : {}),
     onCase: values.json ? undefined : (info: unknown) => io.err(typeof info === 'string' ? info : JSON.stringify(info)),
   });

@@ -36,7 +36,7 @@ Usage:
                    [-- NODE-OPTIONS...]   (each validator is a 'qbft-lab node' process unless --single-process)
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
-  qbft-lab fuzz [--runs N] [--seed S] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
+  qbft-lab fuzz [--runs N] [--seed S] [--jobs N] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
   qbft-lab bugs list [--json]
   qbft-lab bugs check [ID...] [--json]
   qbft-lab genesis inspect --genesis-file F [--json]

@@ -20,6 +20,9 @@
  *   with the failing run's (`reproduced`).
  * - Every `determinismEvery`-th case (default 10, by campaign case index) runs twice, the second
  *   time from a JSON round trip of the scenario, and must give the same trace hash.
+ * - runFuzzCase runs one case to the end (shrinking included), so cases can run in other processes
+ *   (`fuzz --jobs`, cli/fuzz-workers.ts): runFuzz takes their outcomes in index order, counts and
+ *   writes them as it does its own, and the first failure is the one with the lowest index.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +52,11 @@ export interface FuzzOptions {
   bugs?: string[];
   /** End the campaign at the first failing case (after shrinking it). */
   stopAtFirstFailure?: boolean;
+  /**
+   * Runs the cases elsewhere (`fuzz --jobs`: worker processes) instead of one after another here;
+   * the report is the same. onCase then sees each case in index order once its outcome is in.
+   */
+  runCases?: FuzzCaseRunner;
 }
 
 export interface FuzzCaseInfo {
@@ -175,91 +183,162 @@ function failureFileText(s: Scenario, seed: number, caseIndex: number, reason: s
   return JSON.stringify(scenario, null, 2) + '\n';
 }
 
+/** What one case needs besides its index: plain data, so a worker process can receive it. */
+export interface FuzzCaseSpec {
+  /** The campaign seed. */
+  seed: number;
+  /** Sorted known-bug switches every case runs with. */
+  bugs?: string[];
+  determinismEvery: number;
+  maxShrinkRuns: number;
+  /** Where the campaign writes failure files (the case names its file; the campaign writes it). */
+  failureDir?: string;
+  stopAtFirstFailure: boolean;
+}
+
+/** One case run to the end on its own: first run, shrinking and the replay of its failure file's text. */
+export interface FuzzCaseOutcome {
+  caseIndex: number;
+  info: FuzzCaseInfo;
+  /** The first run's liveness verdict; undefined when runScenario threw. */
+  liveness: boolean | null | undefined;
+  /** runScenario calls of the case, shrinking and the failure replay included. */
+  simRuns: number;
+  failure?: FuzzFailure;
+  /** The text for failure.file, which the campaign writes when it takes the outcome. */
+  failureText?: string;
+}
+
+/**
+ * Runs the given cases somewhere else (cli/fuzz-workers.ts: worker processes) and yields one
+ * outcome per index, in the order given. The campaign stops pulling when it is decided, so the
+ * iterator's return() is where the runner stops its work.
+ */
+export type FuzzCaseRunner = (spec: FuzzCaseSpec, caseIndices: number[], opts: { timed: boolean }) => AsyncIterable<FuzzCaseOutcome>;
+
+/** Case j of a campaign, independent of every other case (see the comment at the top). */
+export async function runFuzzCase(
+  spec: FuzzCaseSpec,
+  caseIndex: number,
+  opts: { arbitrary?: fc.Arbitrary<Scenario>; wallClock?: () => number; onFirstRun?: (info: FuzzCaseInfo) => void } = {},
+): Promise<FuzzCaseOutcome> {
+  const arbitrary = opts.arbitrary ?? scenarioArbitrary();
+  const bugs = spec.bugs;
+  // The switches go into each scenario, so a failure file replays with them on.
+  const withBugs = (s: Scenario): Scenario => (bugs ? { ...s, bugs: [...new Set([...(s.bugs ?? []), ...bugs])].sort() } : s);
+  const caseSeed = caseSeedFor(spec.seed, caseIndex);
+  const determinism = spec.determinismEvery > 0 && caseIndex % spec.determinismEvery === 0;
+  let first: { scenario: Scenario; verdict: Verdict; info: FuzzCaseInfo } | undefined;
+  let lastFailure: { scenario: Scenario; verdict: Verdict } | undefined;
+  let shrinkRuns = 0;
+  let simRuns = 0;
+  const caseStart = opts.wallClock?.();
+
+  const property = fc.asyncProperty(arbitrary, async (s: Scenario) => {
+    if (first) {
+      if (shrinkRuns >= spec.maxShrinkRuns) return true;
+      shrinkRuns++;
+    }
+    const verdict = await judgeScenario(withBugs(s), { determinism });
+    simRuns += verdict.runs;
+    if (!first) {
+      const info: FuzzCaseInfo = {
+        caseIndex,
+        caseSeed,
+        name: s.name,
+        description: s.description,
+        seed: s.seed,
+        validators: s.validators,
+        durationMs: s.durationMs,
+        ok: verdict.ok,
+        ...(verdict.ok ? {} : { reason: verdict.reason }),
+        height: verdict.result?.height ?? -1,
+        maxRound: verdict.result?.maxRound ?? 0,
+        liveness: verdict.result?.invariants.liveness ?? null,
+        determinismChecked: determinism,
+        ...(caseStart !== undefined ? { wallMs: Math.round(opts.wallClock!() - caseStart) } : {}),
+      };
+      first = { scenario: s, verdict, info };
+      opts.onFirstRun?.(info);
+    }
+    if (!verdict.ok) lastFailure = { scenario: s, verdict };
+    return verdict.ok;
+  });
+
+  const details = await fc.check(property, { seed: caseSeed, numRuns: 1 });
+  if (!first) throw new Error(`fuzz case ${caseIndex}: fast-check ran no property run`);
+  const outcome: FuzzCaseOutcome = { caseIndex, info: first.info, liveness: first.verdict.result?.invariants.liveness, simRuns };
+  if (!details.failed) return outcome;
+  // The counterexample fast-check reports is the last candidate that failed.
+  const shrunk = lastFailure ?? { scenario: details.counterexample![0], verdict: first.verdict };
+  shrunk.scenario = withBugs(shrunk.scenario);
+  const failure: FuzzFailure = {
+    caseIndex,
+    caseSeed,
+    scenario: shrunk.scenario,
+    result: shrunk.verdict.result,
+    reason: shrunk.verdict.reason,
+    original: withBugs(first.scenario),
+    shrinks: details.numShrinks,
+    reproduced: false,
+  };
+  const text = failureFileText(shrunk.scenario, spec.seed, caseIndex, shrunk.verdict.reason);
+  if (spec.failureDir !== undefined) failure.file = join(spec.failureDir, `fuzz-failure-${spec.seed}-${caseIndex}.json`);
+  const replay = await judgeScenario(validateScenario(JSON.parse(text), failure.file ?? 'fuzz failure'));
+  outcome.simRuns += replay.runs;
+  failure.reproduced = !replay.ok && replay.result?.traceHash === shrunk.verdict.result?.traceHash;
+  outcome.failure = failure;
+  outcome.failureText = text;
+  return outcome;
+}
+
+async function* casesInThisProcess(spec: FuzzCaseSpec, indices: number[], opts: FuzzOptions): AsyncGenerator<FuzzCaseOutcome> {
+  for (const caseIndex of indices) yield await runFuzzCase(spec, caseIndex, { arbitrary: opts.arbitrary, wallClock: opts.wallClock, onFirstRun: opts.onCase });
+}
+
 export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   if (!Number.isInteger(opts.runs) || opts.runs < 0) throw new RangeError(`runs must be a non-negative integer, got ${opts.runs}`);
   if (!Number.isSafeInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
+  if (opts.runCases && opts.arbitrary) throw new RangeError('runCases runs the built-in scenarioArbitrary(); it cannot take an arbitrary');
   const wallStart = opts.wallClock?.();
-  const arbitrary = opts.arbitrary ?? scenarioArbitrary();
-  const every = opts.determinismEvery ?? 10;
-  const maxShrinkRuns = opts.maxShrinkRuns ?? 60;
   const report: FuzzReport = { seed: opts.seed, runs: 0, failures: [], livenessChecked: 0, livenessSkipped: 0, determinismChecked: 0, simRuns: 0 };
   const bugs = opts.bugs && opts.bugs.length > 0 ? [...opts.bugs].sort() : undefined;
   if (bugs) report.bugs = bugs;
-  // The switches go into each scenario, so a failure file replays with them on.
-  const withBugs = (s: Scenario): Scenario => (bugs ? { ...s, bugs: [...new Set([...(s.bugs ?? []), ...bugs])].sort() } : s);
   if (opts.shard) report.shard = { ...opts.shard };
+  const spec: FuzzCaseSpec = {
+    seed: opts.seed,
+    ...(bugs ? { bugs } : {}),
+    determinismEvery: opts.determinismEvery ?? 10,
+    maxShrinkRuns: opts.maxShrinkRuns ?? 60,
+    ...(opts.failureDir !== undefined ? { failureDir: opts.failureDir } : {}),
+    stopAtFirstFailure: opts.stopAtFirstFailure ?? false,
+  };
+  const indices = caseIndices(opts.runs, opts.shard);
+  const outcomes = opts.runCases ? opts.runCases(spec, indices, { timed: opts.wallClock !== undefined }) : casesInThisProcess(spec, indices, opts);
 
-  for (const caseIndex of caseIndices(opts.runs, opts.shard)) {
-    const caseSeed = caseSeedFor(opts.seed, caseIndex);
-    const determinism = every > 0 && caseIndex % every === 0;
-    let first: { scenario: Scenario; verdict: Verdict } | undefined;
-    let lastFailure: { scenario: Scenario; verdict: Verdict } | undefined;
-    let shrinkRuns = 0;
-    const caseStart = opts.wallClock?.();
-
-    const property = fc.asyncProperty(arbitrary, async (s: Scenario) => {
-      if (first) {
-        if (shrinkRuns >= maxShrinkRuns) return true;
-        shrinkRuns++;
-      }
-      const verdict = await judgeScenario(withBugs(s), { determinism });
-      report.simRuns += verdict.runs;
-      if (!first) {
-        first = { scenario: s, verdict };
-        report.runs++;
-        if (determinism) report.determinismChecked++;
-        const live = verdict.result?.invariants.liveness;
-        if (live === null) report.livenessSkipped++;
-        else if (live !== undefined) report.livenessChecked++;
-        opts.onCase?.({
-          caseIndex,
-          caseSeed,
-          name: s.name,
-          description: s.description,
-          seed: s.seed,
-          validators: s.validators,
-          durationMs: s.durationMs,
-          ok: verdict.ok,
-          ...(verdict.ok ? {} : { reason: verdict.reason }),
-          height: verdict.result?.height ?? -1,
-          maxRound: verdict.result?.maxRound ?? 0,
-          liveness: verdict.result?.invariants.liveness ?? null,
-          determinismChecked: determinism,
-          ...(caseStart !== undefined ? { wallMs: Math.round(opts.wallClock!() - caseStart) } : {}),
-        });
-      }
-      if (!verdict.ok) lastFailure = { scenario: s, verdict };
-      return verdict.ok;
-    });
-
-    const details = await fc.check(property, { seed: caseSeed, numRuns: 1 });
-    if (!details.failed || !first) continue;
-    // The counterexample fast-check reports is the last candidate that failed.
-    const shrunk = lastFailure ?? { scenario: details.counterexample![0], verdict: first.verdict };
-    shrunk.scenario = withBugs(shrunk.scenario);
-    first.scenario = withBugs(first.scenario);
-    const failure: FuzzFailure = {
-      caseIndex,
-      caseSeed,
-      scenario: shrunk.scenario,
-      result: shrunk.verdict.result,
-      reason: shrunk.verdict.reason,
-      original: first.scenario,
-      shrinks: details.numShrinks,
-      reproduced: false,
-    };
-    const text = failureFileText(shrunk.scenario, opts.seed, caseIndex, shrunk.verdict.reason);
-    if (opts.failureDir !== undefined) {
-      mkdirSync(opts.failureDir, { recursive: true });
-      failure.file = join(opts.failureDir, `fuzz-failure-${opts.seed}-${caseIndex}.json`);
-      writeFileSync(failure.file, text);
+  let next = 0;
+  for await (const outcome of outcomes) {
+    if (outcome.caseIndex !== indices[next]) throw new Error(`fuzz: expected the outcome of case ${indices[next]}, got case ${outcome.caseIndex}`);
+    next++;
+    // Cases run here reported themselves after their first run; a runner's cases report in index order.
+    if (opts.runCases) opts.onCase?.(outcome.info);
+    report.runs++;
+    report.simRuns += outcome.simRuns;
+    if (outcome.info.determinismChecked) report.determinismChecked++;
+    if (outcome.liveness === null) report.livenessSkipped++;
+    else if (outcome.liveness !== undefined) report.livenessChecked++;
+    const failure = outcome.failure;
+    if (!failure) continue;
+    if (failure.file !== undefined) {
+      mkdirSync(opts.failureDir!, { recursive: true });
+      writeFileSync(failure.file, outcome.failureText!);
     }
-    const replay = await judgeScenario(validateScenario(JSON.parse(text), failure.file ?? 'fuzz failure'));
-    report.simRuns += replay.runs;
-    failure.reproduced = !replay.ok && replay.result?.traceHash === shrunk.verdict.result?.traceHash;
     report.failures.push(failure);
     if (bugs && report.runsToFind === undefined) report.runsToFind = report.runs;
-    if (opts.stopAtFirstFailure) break;
+    if (spec.stopAtFirstFailure) break;
+  }
+  if (next < indices.length && !(spec.stopAtFirstFailure && report.failures.length > 0)) {
+    throw new Error(`fuzz: the case runner stopped after ${next} of ${indices.length} cases`);
   }
 
   if (opts.wallClock && wallStart !== undefined) {

@@ -1,0 +1,21 @@
+/** One worker process of `fuzz --jobs` (started by cli/fuzz-workers.ts): runs the cases the parent sends, one at a time. */
+import { runFuzzCase, type FuzzCaseSpec } from '../sim/fuzz.ts';
+import type { FromWorker, ToWorker } from './fuzz-workers.ts';
+
+const { spec, timed } = JSON.parse(process.argv[2]) as { spec: FuzzCaseSpec; timed: boolean };
+const send = (message: FromWorker) => process.send!(message);
+// The parent is gone (or done with us).
+process.on('disconnect', () => process.exit(0));
+
+process.on('message', async ({ position, caseIndex }: ToWorker) => {
+  try {
+    const outcome = await runFuzzCase(spec, caseIndex, {
+      ...(timed ? { wallClock: () => performance.now() } : {}),
+      // Tells the parent before shrinking starts, so it can stop the cases after this one.
+      onFirstRun: (info) => { if (!info.ok) send({ kind: 'failing', position }); },
+    });
+    send({ kind: 'outcome', position, outcome });
+  } catch (err) {
+    send({ kind: 'threw', position, message: String((err as Error)?.message ?? err), stack: (err as Error)?.stack });
+  }
+});
