@@ -5,6 +5,7 @@
  * of files from other versions still check the fields they rely on.
  */
 import type { NodeTraceEvent } from '../node/runtime/trace-events.ts';
+import type { Violation } from './checkers/violation.ts';
 
 export type FaultTraceEvent =
   | { kind: 'fault'; fault: 'crash' | 'restart' | 'restart-wiped' | 'pause' | 'resume' | 'heal' }
@@ -56,15 +57,8 @@ export interface RunStartedEvent {
   bugs?: string[];
 }
 
-export interface TraceViolation {
-  checker: string;
-  atMs: number;
-  node: string | null;
-  height: number | null;
-  round: number | null;
-  reason: string;
-  line: string;
-}
+/** A checker's first violation, as the run's last line lists it. */
+export type TraceViolation = Violation;
 
 /** The trace's last line: the run's verdict. */
 export interface RunFinishedEvent {

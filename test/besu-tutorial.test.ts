@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { main } from '../cli/main.ts';
 import { captureIo } from '../cli/capture-io.ts';
 import { startNodeProcess, stopNodeProcess, type ProcessNode } from '../cli/process-network.ts';
+import { blockHash, height as heightAt, peerCount, rpc, until } from './process-kit.ts';
 
 const CONFIG = {
   genesis: {
@@ -26,26 +27,8 @@ const CONFIG = {
   blockchain: { nodes: { generate: true, count: 4 } },
 };
 
-async function rpc(port: number | undefined, method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  return ((await res.json()) as { result?: unknown }).result;
-}
-
-const height = async (node: ProcessNode): Promise<number> => Number(BigInt(await rpc(node.httpPort, 'eth_blockNumber')));
-const rpcBlockHash = async (node: ProcessNode, n: string): Promise<string> => {
-  const res = await fetch(`http://127.0.0.1:${node.httpPort}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [n, false] }) });
-  return ((await res.json()) as { result: { hash: string } }).result.hash;
-};
-const peers = async (node: ProcessNode): Promise<number> => Number(BigInt(await rpc(node.httpPort, 'net_peerCount')));
-
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await fn().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const height = (node: ProcessNode): Promise<number> => heightAt(node.httpPort);
+const peers = (node: ProcessNode): Promise<number> => peerCount(node.httpPort);
 
 test('the QBFT tutorial: generated keys and genesis, one bootnode, discovery meshes the rest; the chain survives a kill -9 of the bootnode, which catches up on restart; a fifth node syncs from a bootnode', async (t) => {
   t.timeout(180_000);
@@ -105,8 +88,7 @@ test('the QBFT tutorial: generated keys and genesis, one bootnode, discovery mes
     await startNodeProcess(fifth, [nodes[2]!.enode]);
     const now = await height(nodes[1]!);
     await until('Node-5 synced', async () => (await height(fifth)) >= now);
-    const at = `0x${now.toString(16)}`;
-    const [a, b] = await Promise.all([rpcBlockHash(fifth, at), rpcBlockHash(nodes[1]!, at)]);
+    const [a, b] = await Promise.all([blockHash(fifth.httpPort, now), blockHash(nodes[1]!.httpPort, now)]);
     t.is(a, b, 'Node-5 holds the same chain');
   } finally {
     for (const node of nodes) await stopNodeProcess(node);

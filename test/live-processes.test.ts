@@ -10,24 +10,7 @@ import { join } from 'node:path';
 import { startProcessNetwork } from '../cli/network-command.ts';
 import { startNodeProcess, stopNodeProcess, type ProcessNode } from '../cli/process-network.ts';
 import { privateKeyToAddress } from '../node/crypto/secp256k1.ts';
-
-async function rpc(port: number | undefined, method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
-  return body.result;
-}
-
-const height = async (port: number | undefined): Promise<number> => Number(BigInt(await rpc(port, 'eth_blockNumber')));
-
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await fn().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { blockHash, height, rpc, until } from './process-kit.ts';
 
 test('four validator processes: kill -9 of one leaves the chain going, its restart catches up, a later node syncs from a bootnode', async (t) => {
   t.timeout(180_000);
@@ -59,17 +42,14 @@ test('four validator processes: kill -9 of one leaves the chain going, its resta
     const target = await height(v1.httpPort);
     await until('v0 caught up', async () => (await height(v0.httpPort)) >= target);
     await until('v0 peered again', async () => BigInt(await rpc(v0.httpPort, 'net_peerCount')) === 3n);
-    const check = target;
-    const [a, b] = await Promise.all([rpc(v0.httpPort, 'eth_getBlockByNumber', [`0x${check.toString(16)}`, false]), rpc(v2.httpPort, 'eth_getBlockByNumber', [`0x${check.toString(16)}`, false])]);
-    t.is(a.hash, b.hash, 'the restarted node holds the same chain');
+    t.is(await blockHash(v0.httpPort, target), await blockHash(v2.httpPort, target), 'the restarted node holds the same chain');
 
     mkdirSync(observer.spec.dataPath, { recursive: true });
     observer.spec.args = ['--data-path', observer.spec.dataPath, '--genesis-file', join(dataPath, 'genesis.json'), '--rpc-http-enabled', '--rpc-http-port', '0', '--p2p-interface', '127.0.0.1'];
     await startNodeProcess(observer, [v1.enode]);
     const now = await height(v1.httpPort);
     await until('the observer synced', async () => (await height(observer.httpPort)) >= now);
-    const n = `0x${now.toString(16)}`;
-    t.is((await rpc(observer.httpPort, 'eth_getBlockByNumber', [n, false])).hash, (await rpc(v1.httpPort, 'eth_getBlockByNumber', [n, false])).hash);
+    t.is(await blockHash(observer.httpPort, now), await blockHash(v1.httpPort, now));
     t.is(BigInt(await rpc(observer.httpPort, 'net_peerCount')) >= 1n, true);
     const validators: string[] = await rpc(observer.httpPort, 'qbft_getValidatorsByBlockNumber', ['latest']).catch(() => []);
     t.false(validators.includes(privateKeyToAddress(observer.spec.privateKey).toLowerCase()), 'the observer is not a validator');

@@ -3,6 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseNodeOptions } from './node-options.ts';
+import { enodeUrl } from '../p2p/rlpx/enode.ts';
+import { nodeIdFromPrivateKey } from '../p2p/rlpx/node-identity.ts';
 
 test('Besu defaults', (t) => {
   const o = parseNodeOptions([]);
@@ -48,7 +50,7 @@ test('bad flags and values are clear errors', (t) => {
   t.throws(() => parseNodeOptions(['--network-id', 'x']), { message: /--network-id/ });
 });
 
-const ENODE = `enode://${'ab'.repeat(64)}@127.0.0.1:30303`;
+const ENODE = enodeUrl(nodeIdFromPrivateKey(Uint8Array.from({ length: 32 }, (_, i) => i + 1)), '127.0.0.1', 30303);
 
 test('P2P options: Besu defaults and values', (t) => {
   const d = parseNodeOptions(['--data-path', '/tmp/n1']);
@@ -64,6 +66,8 @@ test('P2P options: Besu defaults and values', (t) => {
 
 test('P2P options: a malformed bootnode or port is a usage error naming the option', (t) => {
   t.throws(() => parseNodeOptions(['--bootnodes=enode://abc@127.0.0.1:30303']), { message: /--bootnodes.*invalid enode URL/ });
+  // 128 hex digits that are not a secp256k1 point: refused here, not at start-up by the transport.
+  t.throws(() => parseNodeOptions([`--bootnodes=enode://${'ab'.repeat(64)}@127.0.0.1:30303`]), { message: /--bootnodes.*not a secp256k1 public key/ });
   t.throws(() => parseNodeOptions(['--p2p-port=70000']), { message: /--p2p-port/ });
 });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
+import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { parseApiList } from '../rpc/registry.ts';
 import { DEFAULT_CATEGORY_NAMES, parseMetricCategories } from '../metrics/categories.ts';
 
@@ -315,10 +316,14 @@ function port(value: number, option: string): number {
   return value;
 }
 
-const ENODE_URL = /^enode:\/\/[0-9a-fA-F]{128}@[^:/?\s]+:\d{1,5}(\?discport=\d{1,5})?$/;
-
 /** Besu checks each enode URL of --bootnodes at start-up. */
 function enodeList(values: string[], option: string): string[] {
-  for (const v of values) if (!ENODE_URL.test(v)) throw new UsageError(`Invalid value for option '${option}': invalid enode URL syntax '${v}' (expected enode://<128 hex digits>@<host>:<port>)`);
+  for (const v of values) {
+    try {
+      parseEnodeUrl(v);
+    } catch (err) {
+      throw new UsageError(`Invalid value for option '${option}': ${(err as Error).message}`);
+    }
+  }
   return values;
 }
