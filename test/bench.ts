@@ -6,7 +6,10 @@
  * bench-rpc.ts against live nodes (HTTP requests per second, WebSocket notification fan-out,
  * transfer throughput through the 4-validator network).
  *
- * Flags: --quick (shorter runs), --sim-only, --rpc-only, --startup-only (only the start-up
+ * First the speed goals (test/bench-goals.ts): each row of the README's goal table as the
+ * qbft-lab command in its own process, with its goal and peak RSS.
+ *
+ * Flags: --quick (shorter runs), --sim-only, --rpc-only, --goals-only, --startup-only (only the start-up
  * figure), and bench-rpc.ts's --ganache PATH and --only http|ws|transfers.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,6 +20,7 @@ import { runScenario } from '../sim/scenario-runner.ts';
 import type { Scenario } from '../sim/scenario.ts';
 import { benchKernel } from '../sim/kernel-bench.ts';
 import { rpcBenchFlags, runRpcBench } from './bench-rpc.ts';
+import { runGoalBench } from './bench-goals.ts';
 import { World, SIM_START_TIME_MS } from '../sim/world.ts';
 import { SimKernel } from '../sim/kernel.ts';
 import { SeededRandom } from '../sim/random.ts';
@@ -30,8 +34,10 @@ import type { Runtime, Store } from '../node/runtime/ports.ts';
 
 const quick = process.argv.includes('--quick');
 const startupOnly = process.argv.includes('--startup-only');
-const simPart = !process.argv.includes('--rpc-only') && !startupOnly;
-const rpcPart = !process.argv.includes('--sim-only') && !startupOnly;
+const goalsOnly = process.argv.includes('--goals-only');
+const simPart = !process.argv.includes('--rpc-only') && !startupOnly && !goalsOnly;
+const rpcPart = !process.argv.includes('--sim-only') && !startupOnly && !goalsOnly;
+const goalPart = !process.argv.includes('--rpc-only') && !startupOnly;
 const wallClock = () => performance.now();
 let peakRssBytes = 0;
 const sampleMemory = () => {
@@ -120,6 +126,8 @@ async function startupOverStoredChain(blocks: number): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+if (goalPart) await runGoalBench(quick, emit);
 
 if (simPart || startupOnly) await startupOverStoredChain(quick ? 2_000 : 10_000);
 

@@ -90,6 +90,8 @@ export interface SyncCounters {
   imported: number;
   importFailures: number;
   peersRested: number;
+  /** Headers of a batch found in our chain by their raw fields' hash, so never built. */
+  knownHeadersSkipped: number;
 }
 
 interface HeaderEntry {
@@ -166,6 +168,7 @@ export class BlockSync {
     imported: 0,
     importFailures: 0,
     peersRested: 0,
+    knownHeadersSkipped: 0,
   };
 
   private readonly transport: Transport;
@@ -609,7 +612,14 @@ export class BlockSync {
     if (m.headers.length === 0) return this.restPeer(peer, 'no headers');
     const entries: HeaderEntry[] = [];
     try {
+      let inKnownRun = true;
       for (const fields of m.headers) {
+        const known = inKnownRun ? this.knownHeader(fields) : undefined;
+        if (known) {
+          entries.push(known);
+          continue;
+        }
+        inKnownRun = false;
         const header = headerFromWire(fields, this.common);
         entries.push({ header, fields, hash: this.hashOf(header) });
       }
@@ -634,6 +644,26 @@ export class BlockSync {
       return this.requestHeaders(peer, Math.max(1, req.from - back));
     }
     this.requestBodies(peer, entries.slice(start), full);
+  }
+
+  /**
+   * A header we already hold, found by the on-chain hash of its raw fields, so a sync that starts
+   * a few blocks back does not build an ethereumjs header for each block it already has. Only for
+   * the BFT hash (a custom hashOf must see the built header) and only while the batch is still in
+   * its leading known run.
+   */
+  private knownHeader(fields: HeaderFields): HeaderEntry | undefined {
+    if (this.hashOf !== defaultHashOf) return undefined;
+    let hash: Hex;
+    try {
+      hash = bytesToHex(onchainHashOfFields(fields));
+    } catch {
+      return undefined; // headerFromWire will say what is wrong with it
+    }
+    const block = this.chain.blockByHash(hash);
+    if (!block) return undefined;
+    this.counters.knownHeadersSkipped++;
+    return { header: block.header, fields, hash };
   }
 
   private async onBlockBodies(peer: PeerId, m: BlockBodiesMsg): Promise<void> {

@@ -51,6 +51,8 @@ export class RunModel {
   private readonly digests = new Map<Hex, Hex>();
   private readonly reportedHashes = new Map<Hex, Hex>();
   private readonly proposed = new WeakMap<Uint8Array, DecodedBlock | null>();
+  /** The model and every checker ask about the same observation's bytes: hash them once. */
+  private readonly importedMemo = new WeakMap<Uint8Array, ImportedBlock>();
 
   constructor(genesis: Record<string, unknown>) {
     this.rules = readGenesisRules(genesis);
@@ -135,6 +137,8 @@ export class RunModel {
   /** The block a node imported, decoded and placed in the validator tracker (once per distinct RLP). */
   imported(o: BlockImported): ImportedBlock {
     if (!o.rlp) return { ok: false, error: `the block ${o.hash} could not be fetched from ${o.node}'s chain` };
+    const memo = this.importedMemo.get(o.rlp);
+    if (memo) return memo;
     const key = toHex(keccak(o.rlp));
     let got = this.importsByRlp.get(key);
     if (!got) {
@@ -147,6 +151,7 @@ export class RunModel {
       }
       this.importsByRlp.set(key, got);
     }
+    this.importedMemo.set(o.rlp, got);
     return got;
   }
 

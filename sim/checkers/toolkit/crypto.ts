@@ -1,7 +1,7 @@
 /**
- * Hashing and signer recovery for the checkers, independent of node/crypto: keccak-256 from
- * @noble/hashes, recovery from libsecp256k1's native binding when it loads and agrees with
- * @noble/curves on a probe (about 40 times faster here), else from @noble/curves.
+ * Hashing and signer recovery for the checkers, independent of node/crypto: each from a native
+ * binding when it loads and agrees with @noble on probes (keccak-256 from the `keccak` package,
+ * about 4 times faster; recovery from libsecp256k1, about 40 times), else from @noble.
  *
  * Signatures are Besu's 65 bytes r || s || recId with recId 0 or 1, over a 32-byte hash. Both
  * halves of s recover: the checkers judge who signed, and count a malleated copy of a seal as a
@@ -13,8 +13,36 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 
 export type Hex = `0x${string}`;
 
+type Hash = (bytes: Uint8Array) => Uint8Array;
+
+/**
+ * The `keccak` package's native binding (one shot, no stream wrapper) when it loads and agrees
+ * with @noble/hashes on probes of several lengths; else noble. About four times faster than noble,
+ * and the checkers hash every block and message they see.
+ */
+function loadKeccak(): Hash {
+  try {
+    const create = createRequire(import.meta.url)('keccak/bindings') as (alg: string) => { update(d: Buffer): { digest(): Buffer } };
+    const native: Hash = (bytes) => {
+      const d = create('keccak256').update(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).digest();
+      return new Uint8Array(d.buffer, d.byteOffset, d.length);
+    };
+    for (const length of [0, 1, 135, 136, 137, 500]) {
+      const probe = Uint8Array.from({ length }, (_, i) => (i * 31 + length) & 0xff);
+      const a = native(probe);
+      const b = keccak_256(probe);
+      if (a.length !== 32 || a.some((x, i) => x !== b[i])) return keccak_256;
+    }
+    return native;
+  } catch {
+    return keccak_256;
+  }
+}
+
+const keccakImpl = loadKeccak();
+
 export function keccak(bytes: Uint8Array): Uint8Array {
-  return keccak_256(bytes);
+  return keccakImpl(bytes);
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
