@@ -11,7 +11,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 function event(atMs: number, seq: number): SimEvent {
-  return { atMs, seq, fn: () => {}, label: undefined, owner: undefined, cancelled: false };
+  return { atMs, seq, fn: () => {}, label: undefined, owner: undefined, cancellable: true, cancelled: false };
 }
 
 type Queue = Pick<EventQueue, 'push' | 'pop' | 'markCancelled' | 'size'>;

@@ -23,6 +23,8 @@ export interface SimEvent {
   readonly label: string | undefined;
   /** Owner tag (a node's timers); undefined for kernel-level events such as network deliveries. */
   readonly owner: string | undefined;
+  /** false for events posted without an id (never cancelled). */
+  readonly cancellable: boolean;
   cancelled: boolean;
 }
 

@@ -279,3 +279,18 @@ test('benchKernel runs and reports a rate', async (t) => {
   t.is(r.events, 20_000);
   t.true(r.eventsPerSecond > 0);
 });
+
+test('posted events (no id) interleave with scheduled ones in (time, seq) order and count as pending', async (t) => {
+  const k = new SimKernel({ startTimeMs: 0, maxPending: 3 });
+  const log: string[] = [];
+  k.post(10, () => void log.push('p1'));
+  const id = k.schedule(10, () => void log.push('s1'));
+  k.post(5, () => void log.push('p0'));
+  t.is(k.pending(), 3);
+  t.throws(() => k.post(1, () => {}), { instanceOf: SimLimitError });
+  k.cancel(id);
+  t.is(k.pending(), 2);
+  await k.runUntil(20);
+  t.deepEqual(log, ['p0', 'p1']);
+  t.is(k.pending(), 0);
+});

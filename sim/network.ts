@@ -446,7 +446,7 @@ export class VirtualNetwork {
   }
 
   private notify(ep: Endpoint, gen: number, peer: PeerId, connected: boolean): void {
-    this.kernel.schedule(
+    this.kernel.post(
       this.kernel.nowMs(),
       () => {
         if (ep.gen !== gen || !ep.up || ep.handlers === undefined) return;
@@ -547,7 +547,7 @@ export class VirtualNetwork {
   private schedule(l: Link, p: Packet): void {
     const delay = this.drawLatency(l);
     l.inFlight++;
-    this.kernel.schedule(this.kernel.nowMs() + delay, () => this.deliver(l, p), 'net:deliver');
+    this.kernel.post(this.kernel.nowMs() + delay, () => this.deliver(l, p), 'net:deliver');
   }
 
   private deliver(l: Link, p: Packet): void | Promise<void> {

@@ -47,7 +47,9 @@ export function keccak(bytes: Uint8Array): Uint8Array {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+/** Lowercase 0x-hex as a flat string (a `+=` loop would leave a rope of one node per byte). */
 export function toHex(bytes: Uint8Array): Hex {
+  if (bytes.length > 8) return ('0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')) as Hex;
   let s = '0x';
   for (const b of bytes) s += HEX[b];
   return s as Hex;
