@@ -10,6 +10,8 @@ import { join } from 'node:path';
 
 /** Folders compiled into dist/ (tsconfig.build.json includes the same ones). */
 export const SOURCE_DIRS = ['cli', 'node', 'sim', 'scenarios', 'reports'];
+/** Sources at the top level (the library's entry point). */
+export const SOURCE_FILES = ['index.ts'];
 /** Files whose change alters the emitted JavaScript. */
 export const BUILD_CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json'];
 export const DIST_DIR = 'dist';
@@ -40,6 +42,7 @@ function collectSources(rootDir, relDir, out) {
 export function sourceSnapshot(rootDir) {
   const files = [];
   for (const dir of SOURCE_DIRS) collectSources(rootDir, dir, files);
+  files.push(...SOURCE_FILES);
   files.sort();
   const sources = [];
   let newestMtimeMs = 0;

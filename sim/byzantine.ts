@@ -46,17 +46,32 @@ const IMPLEMENTATIONS: Record<HostileBehaviour, Behaviour> = {
 };
 
 export interface ByzantineControl {
-  behaviour: ByzantineBehaviour | undefined;
+  /** A built-in behaviour or the name of a custom one (byzantineTransport's `custom`). */
+  behaviour: ByzantineBehaviour | (string & {}) | undefined;
   /** Hostile acts by kind ('<behaviour>:<variant>'), summed over the node's restarts. */
   counts?: Record<string, number>;
 }
 
 interface PlannedSend {
-  behaviour: HostileBehaviour;
+  behaviour: string;
   plan: Plan;
 }
 
-export function byzantineTransport(inner: Transport, control: ByzantineControl, privateKey: Uint8Array, common: Common, layout: WireLayout = 'besu26'): Transport {
+/** Finds a behaviour's implementation: a built-in one, else a custom one by name. */
+function implementationOf(name: string, custom: ReadonlyMap<string, Behaviour>): Behaviour {
+  const impl = (IMPLEMENTATIONS as Record<string, Behaviour>)[name] ?? custom.get(name);
+  if (!impl) throw new Error(`unknown Byzantine behaviour '${name}'`);
+  return impl;
+}
+
+export function byzantineTransport(
+  inner: Transport,
+  control: ByzantineControl,
+  privateKey: Uint8Array,
+  common: Common,
+  layout: WireLayout = 'besu26',
+  custom: ReadonlyMap<string, Behaviour> = new Map(),
+): Transport {
   const own = addressOfKey(privateKey);
   const memory = new MessageMemory();
   const turns = new Map<string, number>();
@@ -82,7 +97,7 @@ export function byzantineTransport(inner: Transport, control: ByzantineControl, 
     },
   };
   const planned = new WeakMap<Uint8Array, PlannedSend>();
-  const active = (): HostileBehaviour | undefined => {
+  const active = (): string | undefined => {
     const b = control.behaviour;
     return b === undefined || b === 'none' ? undefined : b;
   };
@@ -98,8 +113,8 @@ export function byzantineTransport(inner: Transport, control: ByzantineControl, 
     };
   };
 
-  const plan = (behaviour: HostileBehaviour, message: WireMessage): Plan => {
-    const impl = IMPLEMENTATIONS[behaviour];
+  const plan = (behaviour: string, message: WireMessage): Plan => {
+    const impl = implementationOf(behaviour, custom);
     const out = outgoing(message.code, message.data);
     if (out.own && out.roundId) memory.noteOwnHeight(out.roundId.sequence);
     if (out.own && impl.observesOwn !== false && impl.observes?.includes(message.code)) {
@@ -114,7 +129,7 @@ export function byzantineTransport(inner: Transport, control: ByzantineControl, 
   const observeIncoming = (message: WireMessage): void => {
     const behaviour = active();
     if (!behaviour || message.protocol !== 'istanbul') return;
-    const impl = IMPLEMENTATIONS[behaviour];
+    const impl = implementationOf(behaviour, custom);
     if (impl.keepsRecent) {
       const roundId = peekRoundId(message.code, message.data);
       if (roundId) memory.remember({ code: message.code, data: message.data, roundId, own: false });

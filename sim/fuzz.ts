@@ -27,7 +27,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { runScenario, type RunResult } from './scenario-runner.ts';
+import { runScenario, type RunOptions, type RunResult } from './scenario-runner.ts';
 import { validateScenario, type Scenario } from './scenario.ts';
 import { scenarioArbitrary } from './fuzz-arbitraries.ts';
 
@@ -57,7 +57,14 @@ export interface FuzzOptions {
    * the report is the same. onCase then sees each case in index order once its outcome is in.
    */
   runCases?: FuzzCaseRunner;
+  /**
+   * Your own checkers, steps and behaviours, given to every run (the library's extension points).
+   * Functions cannot cross to worker processes: only with the cases run here (no runCases).
+   */
+  extensions?: RunExtensions;
 }
+
+export type RunExtensions = Pick<RunOptions, 'checkers' | 'steps' | 'behaviours'>;
 
 export interface FuzzCaseInfo {
   caseIndex: number;
@@ -151,10 +158,10 @@ export function generateCase(seed: number, caseIndex: number, arbitrary: fc.Arbi
 }
 
 /** The fuzz property for one scenario: runs it (twice when checking determinism) and judges it. */
-export async function judgeScenario(s: Scenario, opts: { determinism?: boolean } = {}): Promise<Verdict> {
+export async function judgeScenario(s: Scenario, opts: { determinism?: boolean; extensions?: RunExtensions } = {}): Promise<Verdict> {
   let result: RunResult;
   try {
-    result = await runScenario(s, { seed: s.seed });
+    result = await runScenario(s, { ...opts.extensions, seed: s.seed });
   } catch (err) {
     return { ok: false, reason: `runScenario threw: ${String((err as Error)?.message ?? err)}`, result: null, runs: 1 };
   }
@@ -169,7 +176,7 @@ export async function judgeScenario(s: Scenario, opts: { determinism?: boolean }
   if (reasons.length === 0 && opts.determinism) {
     runs++;
     try {
-      const again = await runScenario(validateScenario(JSON.parse(JSON.stringify(s))), { seed: s.seed });
+      const again = await runScenario(validateScenario(JSON.parse(JSON.stringify(s)), 'scenario', extensionNames(opts.extensions)), { ...opts.extensions, seed: s.seed });
       if (again.traceHash !== result.traceHash) reasons.push(`nondeterministic: trace hash ${result.traceHash} then ${again.traceHash}`);
     } catch (err) {
       reasons.push(`replay threw: ${String((err as Error)?.message ?? err)}`);
@@ -220,7 +227,7 @@ export type FuzzCaseRunner = (spec: FuzzCaseSpec, caseIndices: number[], opts: {
 export async function runFuzzCase(
   spec: FuzzCaseSpec,
   caseIndex: number,
-  opts: { arbitrary?: fc.Arbitrary<Scenario>; wallClock?: () => number; onFirstRun?: (info: FuzzCaseInfo) => void } = {},
+  opts: { arbitrary?: fc.Arbitrary<Scenario>; wallClock?: () => number; onFirstRun?: (info: FuzzCaseInfo) => void; extensions?: RunExtensions } = {},
 ): Promise<FuzzCaseOutcome> {
   const arbitrary = opts.arbitrary ?? scenarioArbitrary();
   const bugs = spec.bugs;
@@ -239,7 +246,7 @@ export async function runFuzzCase(
       if (shrinkRuns >= spec.maxShrinkRuns) return true;
       shrinkRuns++;
     }
-    const verdict = await judgeScenario(withBugs(s), { determinism });
+    const verdict = await judgeScenario(withBugs(s), { determinism, extensions: opts.extensions });
     simRuns += verdict.runs;
     if (!first) {
       const info: FuzzCaseInfo = {
@@ -284,7 +291,7 @@ export async function runFuzzCase(
   };
   const text = failureFileText(shrunk.scenario, spec.seed, caseIndex, shrunk.verdict.reason);
   if (spec.failureDir !== undefined) failure.file = join(spec.failureDir, `fuzz-failure-${spec.seed}-${caseIndex}.json`);
-  const replay = await judgeScenario(validateScenario(JSON.parse(text), failure.file ?? 'fuzz failure'));
+  const replay = await judgeScenario(validateScenario(JSON.parse(text), failure.file ?? 'fuzz failure', extensionNames(opts.extensions)), { extensions: opts.extensions });
   outcome.simRuns += replay.runs;
   failure.reproduced = !replay.ok && replay.result?.traceHash === shrunk.verdict.result?.traceHash;
   outcome.failure = failure;
@@ -293,10 +300,15 @@ export async function runFuzzCase(
 }
 
 async function* casesInThisProcess(spec: FuzzCaseSpec, indices: number[], opts: FuzzOptions): AsyncGenerator<FuzzCaseOutcome> {
-  for (const caseIndex of indices) yield await runFuzzCase(spec, caseIndex, { arbitrary: opts.arbitrary, wallClock: opts.wallClock, onFirstRun: opts.onCase });
+  for (const caseIndex of indices) yield await runFuzzCase(spec, caseIndex, { arbitrary: opts.arbitrary, wallClock: opts.wallClock, onFirstRun: opts.onCase, extensions: opts.extensions });
+}
+
+function extensionNames(ext: RunExtensions | undefined): { steps: string[]; behaviours: string[] } {
+  return { steps: Object.keys(ext?.steps ?? {}), behaviours: Object.keys(ext?.behaviours ?? {}) };
 }
 
 export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
+  if (opts.extensions && opts.runCases) throw new RangeError('fuzz: extensions (functions) cannot go to worker processes; run the cases here (no runCases / --jobs 1)');
   if (!Number.isInteger(opts.runs) || opts.runs < 0) throw new RangeError(`runs must be a non-negative integer, got ${opts.runs}`);
   if (!Number.isSafeInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
   if (opts.runCases && opts.arbitrary) throw new RangeError('runCases runs the built-in scenarioArbitrary(); it cannot take an arbitrary');

@@ -14,7 +14,8 @@ import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
 import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
-import { CheckerSuite } from './checkers/suite.ts';
+import { CheckerSuite, type CheckerFactory } from './checkers/suite.ts';
+import type { Behaviour } from './byzantine/kit.ts';
 import { attachCheckers } from './checkers/world-tap.ts';
 import type { Violation } from './checkers/violation.ts';
 import { bugSwitches, type BugSwitches } from '../node/bugs/bug-switches.ts';
@@ -60,7 +61,16 @@ export interface RunOptions {
   onCheckers?: (checkers: CheckerSuite) => void;
   /** Known-bug switches to run with, on top of the scenario's own `bugs` (fuzz --bug). */
   bugs?: readonly string[];
+  /** Invariant checkers of your own, judged with the built-in ones; a violation fails the run. */
+  checkers?: readonly CheckerFactory[];
+  /** Steps of your own, run by `{ do: 'custom', name, args }` steps at their time. */
+  steps?: Readonly<Record<string, CustomStep>>;
+  /** Byzantine behaviours of your own, named by `{ do: 'byzantine', behaviour }` steps. */
+  behaviours?: Readonly<Record<string, Behaviour>>;
 }
+
+/** A custom scenario step: runs at its virtual time with the world and the step's `args`. */
+export type CustomStep = (world: World, args: unknown) => void | Promise<void>;
 
 const GIB = 10n ** 18n;
 
@@ -222,6 +232,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     keepTrace: opts.keepTrace,
     wireLayout: s.wireLayout,
     bugs,
+    behaviours: new Map(Object.entries(opts.behaviours ?? {})),
   });
   opts.onWorld?.(world);
 
@@ -230,6 +241,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const checkers = new CheckerSuite({
     genesis: networkGenesis,
     latencyAllowanceMs: latencyAllowanceMs(s.network),
+    extra: opts.checkers,
     // One trace line per broken invariant; a fork the scenario expects leaves its trace as it was.
     onViolation: (v) => {
       if (v.checker === 'agreement' && expectsFork) return;
@@ -348,6 +360,16 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
           const result = await target.node.submitTransaction(tx.serialize());
           if (!result.ok) world.fail(`transfer ${i} rejected: ${result.error}`);
         }
+        break;
+      }
+      case 'custom': {
+        const step = opts.steps?.[st.name];
+        if (!step) {
+          world.fail(`custom step '${st.name}': the run was given no step of that name`);
+          break;
+        }
+        world.trace.record(world.kernel.nowMs(), null, { kind: 'custom-step', name: st.name });
+        await step(world, st.args);
         break;
       }
     }

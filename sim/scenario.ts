@@ -42,12 +42,15 @@ export type Step = { atMs: number } & (
   | { do: 'resume'; node: string }
   | { do: 'clog'; from: string; to: string }
   | { do: 'unclog'; from: string; to: string }
-  | { do: 'byzantine'; node: string; behaviour: ByzantineBehaviour }
+  /** A built-in behaviour, or one the run was given in RunOptions.behaviours. */
+  | { do: 'byzantine'; node: string; behaviour: ByzantineBehaviour | (string & {}) }
   | { do: 'skew'; node: string; ms: number }
   | { do: 'vote'; nodes: string[]; subject: string; add: boolean }
   | { do: 'discard-vote'; nodes: string[]; subject: string }
   | { do: 'rpc'; node: string; method: string; params?: unknown[] }
   | { do: 'transfer'; count: number; fromAccount?: number; valueWei?: string; node?: string; to?: 'logger' | string }
+  /** A step the run was given in RunOptions.steps, by name; `args` is passed to it as is. */
+  | { do: 'custom'; name: string; args?: unknown }
 );
 
 export type Expectation =
@@ -103,7 +106,7 @@ export interface Scenario {
   expect: Expectation[];
 }
 
-const STEP_KINDS = new Set(['rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
+const STEP_KINDS = new Set(['custom', 'rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
 const EXPECT_KINDS = new Set([
   'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
   'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included', 'no-progress-between',
@@ -113,7 +116,13 @@ const EXPECT_KINDS = new Set([
 export class ScenarioError extends Error {}
 
 /** Checks the shape of a scenario read from a file; errors name the field. */
-export function validateScenario(input: unknown, source = 'scenario'): Scenario {
+export interface ValidateOptions {
+  /** Names of Byzantine behaviours and custom steps the run will be given (RunOptions.behaviours / steps). */
+  behaviours?: readonly string[];
+  steps?: readonly string[];
+}
+
+export function validateScenario(input: unknown, source = 'scenario', extensions: ValidateOptions = {}): Scenario {
   const fail = (field: string, what: string): never => {
     throw new ScenarioError(`${source}: ${field} ${what}`);
   };
@@ -133,7 +142,11 @@ export function validateScenario(input: unknown, source = 'scenario'): Scenario 
     if (typeof st !== 'object' || st === null) fail(`steps[${i}]`, 'must be an object');
     if (!Number.isInteger(st.atMs) || (st.atMs as number) < 0) fail(`steps[${i}].atMs`, 'must be a non-negative integer');
     if (!STEP_KINDS.has(st.do as string)) fail(`steps[${i}].do`, `must be one of ${[...STEP_KINDS].join(', ')}`);
-    if (st.do === 'byzantine' && !isByzantineBehaviour(st.behaviour)) fail(`steps[${i}].behaviour`, `must be one of ${BYZANTINE_BEHAVIOURS.join(', ')}`);
+    const customBehaviours = extensions.behaviours ?? [];
+    if (st.do === 'byzantine' && !isByzantineBehaviour(st.behaviour) && !customBehaviours.includes(st.behaviour as string))
+      fail(`steps[${i}].behaviour`, `must be one of ${[...BYZANTINE_BEHAVIOURS, ...customBehaviours].join(', ')}`);
+    if (st.do === 'custom' && !(extensions.steps ?? []).includes(st.name as string))
+      fail(`steps[${i}].name`, (extensions.steps ?? []).length === 0 ? 'names a custom step, and the run was given none' : `must be one of ${(extensions.steps ?? []).join(', ')}`);
   });
   if (!Array.isArray(s.expect)) fail('expect', 'must be an array');
   (s.expect as unknown[]).forEach((e, i) => {

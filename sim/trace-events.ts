@@ -79,6 +79,8 @@ export type WorldTraceEvent =
   | { kind: 'node-start-refused'; block: number; head: number; reason: string }
   | { kind: 'vote-queued'; nodes: string[]; subject: string; add: boolean }
   | { kind: 'vote-discarded'; nodes: string[]; subject: string }
+  /** A custom step (RunOptions.steps) ran. */
+  | { kind: 'custom-step'; name: string }
   | { kind: 'invariant-violated'; checker: string; atMs: number; height: number | null; round: number | null; reason: string }
   | RunStartedEvent
   | RunFinishedEvent;
@@ -130,6 +132,7 @@ const KIND_TABLE: Record<TraceKind, true> = {
   'node-start-refused': true,
   'vote-queued': true,
   'vote-discarded': true,
+  'custom-step': true,
   'invariant-violated': true,
   'run-started': true,
   'run-finished': true,

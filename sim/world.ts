@@ -22,7 +22,8 @@ import { SeededRandom } from './random.ts';
 import { SimStoreDirectory } from './storage.ts';
 import { TraceRecorder, simLog } from './trace.ts';
 import { PausableTimers } from './pausable-timers.ts';
-import { byzantineTransport, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
+import { byzantineTransport, isByzantineBehaviour, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
+import type { Behaviour } from './byzantine/kit.ts';
 import type { NodeKey } from './keys.ts';
 import type { BugSwitches } from '../node/bugs/bug-switches.ts';
 import { StoredHistoryError } from '../node/chain/stored-rules.ts';
@@ -56,6 +57,8 @@ export interface WorldOptions {
   keepTrace?: boolean;
   /** Known-bug switches every node runs with (sim/bugs/). */
   bugs?: BugSwitches;
+  /** Byzantine behaviours beyond the built-in ones, by name (the library's extension point). */
+  behaviours?: ReadonlyMap<string, Behaviour>;
 }
 
 export interface SimNode {
@@ -161,7 +164,7 @@ export class World {
       },
       addressOfPeer: (peer) => this.nodes.get(peer)?.key.address,
     };
-    return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim), this.options.wireLayout);
+    return byzantineTransport(withIdentity, sim.byzantine, sim.key.privateKey, this.commonOf(sim), this.options.wireLayout, this.options.behaviours);
   }
 
   private memoFor(genesis: Genesis): ExecutionMemo {
@@ -295,7 +298,8 @@ export class World {
     this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'clock-skew', skewMs });
   }
 
-  setByzantine(name: string, behaviour: ByzantineBehaviour | undefined): void {
+  setByzantine(name: string, behaviour: ByzantineBehaviour | (string & {}) | undefined): void {
+    if (behaviour !== undefined && !isByzantineBehaviour(behaviour) && !this.options.behaviours?.has(behaviour)) throw new Error(`unknown Byzantine behaviour '${behaviour}'`);
     this.get(name).byzantine.behaviour = behaviour;
     this.trace.record(this.kernel.nowMs(), name, { kind: 'fault', fault: 'byzantine', behaviour: behaviour ?? 'none' });
   }

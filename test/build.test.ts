@@ -140,7 +140,8 @@ test.serial('the compiled CLI prints what the sources print, its imports are rew
     }
   };
   walk(join(root, DIST_DIR));
-  t.false(emitted.some((f) => /\.test\.[jt]s$|\.ts$/.test(f)), 'no tests and no TypeScript in dist/');
+  t.false(emitted.some((f) => /\.test\.(js|d\.ts)$|(?<!\.d)\.ts$/.test(f)), 'no tests and no TypeScript in dist/ (declarations aside)');
+  t.true(emitted.includes(join(root, DIST_DIR, 'index.js')) && emitted.includes(join(root, DIST_DIR, 'index.d.ts')), 'the library entry point and its declarations');
   const tsSpecifiers = emitted.filter((f) => f.endsWith('.js') && /(from |import\()\s*["']\.{1,2}\/[^"']*\.tsx?["']/.test(readFileSync(f, 'utf8')));
   t.deepEqual(tsSpecifiers, [], 'relative imports point at .js');
 

@@ -23,7 +23,16 @@ export interface SuiteOptions {
   latencyAllowanceMs?: number;
   /** Called at each checker's first violation, as it happens. */
   onViolation?: (v: Violation) => void;
+  /** More checkers, judged after the built-in ones (the library's extension point). */
+  extra?: readonly CheckerFactory[];
 }
+
+/**
+ * Makes a custom checker for one run. It sees the same observations as the built-in checkers,
+ * after the run model has taken each in; report violations through `onViolation` (or extend
+ * ModelChecker, which does).
+ */
+export type CheckerFactory = (model: RunModel, onViolation: (v: Violation) => void) => Checker;
 
 export const DEFAULT_LATENCY_ALLOWANCE_MS = 5_000;
 
@@ -53,7 +62,9 @@ export class CheckerSuite {
     this.honestMessages = new HonestMessagesChecker(this.model, on);
     this.roundStart = new RoundStartChecker(this.model, on);
     this.boundedState = new BoundedStateChecker(this.model, on);
-    this.all = [this.agreement, this.validity, this.nonEquivocation, this.honestMessages, this.lockSafety, this.roundTimer, this.roundStart, this.boundedState, this.liveness];
+    const noop = () => {};
+    const extra = (opts.extra ?? []).map((make) => make(this.model, on ?? noop));
+    this.all = [this.agreement, this.validity, this.nonEquivocation, this.honestMessages, this.lockSafety, this.roundTimer, this.roundStart, this.boundedState, this.liveness, ...extra];
   }
 
   observe(o: Observation): void {

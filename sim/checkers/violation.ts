@@ -8,7 +8,8 @@ export const CHECKER_NAMES = ['agreement', 'validity', 'honest-non-equivocation'
 export type CheckerName = (typeof CHECKER_NAMES)[number];
 
 export interface Violation {
-  checker: CheckerName;
+  /** One of CHECKER_NAMES, or a custom checker's own name. */
+  checker: CheckerName | (string & {});
   /** Virtual ms since the run started. */
   atMs: number;
   node: string | null;
@@ -20,7 +21,7 @@ export interface Violation {
 }
 
 export interface Checker {
-  readonly name: CheckerName;
+  readonly name: CheckerName | (string & {});
   observe(o: Observation): void;
   /** The run is over at `endMs` (virtual ms since its start): settle what is still open. */
   finish(endMs: number): void;
@@ -35,7 +36,7 @@ export function lineText(line: TraceLine): string {
 
 /** Keeps the first violation and tells the listener about it. */
 export abstract class FirstViolationChecker implements Checker {
-  abstract readonly name: CheckerName;
+  abstract readonly name: CheckerName | (string & {});
   private first: Violation | undefined;
 
   constructor(private readonly onViolation?: (v: Violation) => void) {}

@@ -2,7 +2,7 @@
  * The ink replay view: keys go through the replay controller, the playback clock is an injected
  * Ticker, and the screen is screenLines() coloured line by line.
  */
-import { createElement as h, useEffect, useMemo, useReducer, useState } from 'react';
+import { createElement as h, useEffect, useMemo, useReducer, useState, type ReactElement } from 'react';
 import { Box, useApp, useInput, useStdout, type Key as InkKey } from 'ink';
 import { actionForKey } from '../keys.ts';
 import { initialState, reduce, type ReplayAction, type ReplayContext, type ReplayState } from '../replay-controller.ts';
@@ -42,7 +42,7 @@ function useTerminalSize(fixed: ScreenSize | undefined): ScreenSize {
   return fixed ?? size;
 }
 
-export function ReplayApp(props: ReplayAppProps) {
+export function ReplayApp(props: ReplayAppProps): ReactElement {
   const { data, ticker, tickMs = 100, colour = false } = props;
   const ctx = useMemo(() => replayContext(data), [data]);
   const [state, dispatch] = useReducer(
