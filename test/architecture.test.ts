@@ -1,0 +1,187 @@
+/**
+ * The architecture rules of architecture-rules.ts over the repository's sources, and tests of the
+ * checker itself: each planted break gives exactly its violation, an allowed import none.
+ * (The runtime half, a scenario run under throwing clock and timer stubs, is architecture-runtime.test.ts.)
+ */
+import test from 'ava';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { blankComments, checkArchitecture, formatViolation, importsOf, unusedAllowances, type SourceFile, type Violation } from './architecture-rules.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SCANNED_FOLDERS = ['node', 'sim', 'scenarios', 'reports', 'cli', 'bin', 'scripts', 'test'];
+const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'vectors']);
+
+function sourcePaths(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith('.') || SKIPPED_DIRS.has(name)) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourcePaths(path));
+    else if (/\.(tsx?|js|mjs|cjs)$/.test(name) && !/\.test\.tsx?$/.test(name)) out.push(path);
+  }
+  return out;
+}
+
+/** The library entry (index.ts) and any other .ts file at the root. */
+const rootSources = () => readdirSync(root).filter((n) => /\.tsx?$/.test(n) && !/\.test\.tsx?$/.test(n)).map((n) => join(root, n));
+
+function repositorySources(): SourceFile[] {
+  return [...rootSources(), ...SCANNED_FOLDERS.flatMap((d) => sourcePaths(join(root, d)))].map((p) => ({
+    path: relative(root, p).split(sep).join('/'),
+    source: readFileSync(p, 'utf8'),
+  }));
+}
+
+const brief = (vs: Violation[]) => vs.map(({ path, line, rule, subject }) => ({ path, line, rule, subject }));
+const check = (path: string, source: string) => brief(checkArchitecture([{ path, source }]));
+
+test('the repository keeps its architecture', (t) => {
+  const files = repositorySources();
+  const paths = new Set(files.map((f) => f.path));
+  t.true(files.length > 200, `the scan found the source tree (${files.length} files)`);
+  for (const p of ['node/node.ts', 'sim/kernel.ts', 'sim/checkers/agreement.ts', 'reports/html.ts', 'scenarios/index.ts', 'cli/main.ts']) t.true(paths.has(p), p);
+  t.false([...paths].some((p) => p.endsWith('.test.ts')), 'tests themselves are not scanned');
+  const violations = checkArchitecture(files);
+  t.deepEqual(violations.map(formatViolation), [], `\n${violations.map(formatViolation).join('\n')}`);
+});
+
+test('every allowance and known exception is still needed', (t) => {
+  t.deepEqual(unusedAllowances(repositorySources()), []);
+});
+
+test('node/ importing sim/ breaks the layering', (t) => {
+  t.deepEqual(check('node/consensus/qbft/state.ts', "import { x } from './quorum.ts';\nimport { World } from '../../../sim/world.ts';\n"), [
+    { path: 'node/consensus/qbft/state.ts', line: 2, rule: 'layering', subject: 'sim/world.ts' },
+  ]);
+  // Re-exports, multi-line imports, import('...') and require('...') count too.
+  t.deepEqual(check('node/chain/a.ts', "export { r } from '../../reports/html.ts';\nimport {\n  a,\n  b,\n} from '../../scenarios/index.ts';\nconst m = await import('../../cli/main.ts');\nconst k = require('../../test/process-kit.ts');\n"), [
+    { path: 'node/chain/a.ts', line: 1, rule: 'layering', subject: 'reports/html.ts' },
+    { path: 'node/chain/a.ts', line: 2, rule: 'layering', subject: 'scenarios/index.ts' },
+    { path: 'node/chain/a.ts', line: 6, rule: 'layering', subject: 'cli/main.ts' },
+    { path: 'node/chain/a.ts', line: 7, rule: 'layering', subject: 'test/process-kit.ts' },
+  ]);
+  t.deepEqual(check('sim/world.ts', "import { run } from '../cli/main.ts';"), [{ path: 'sim/world.ts', line: 1, rule: 'layering', subject: 'cli/main.ts' }]);
+  // The library entry sits above the simulator: nothing below imports it, and it reaches node/ through the surface.
+  t.deepEqual(check('sim/world.ts', "import { fuzz } from '../index.ts';"), [{ path: 'sim/world.ts', line: 1, rule: 'layering', subject: 'index.ts' }]);
+  t.deepEqual(check('index.ts', "export { runScenario } from './sim/scenario-runner.ts';\nexport { HeightManager } from './node/consensus/qbft/height-manager.ts';\nexport { run } from './cli/main.ts';"), [
+    { path: 'index.ts', line: 2, rule: 'node-surface', subject: 'node/consensus/qbft/height-manager.ts' },
+    { path: 'index.ts', line: 3, rule: 'layering', subject: 'cli/main.ts' },
+  ]);
+});
+
+test('a deep import from sim/ into node internals off the surface is refused', (t) => {
+  t.deepEqual(check('sim/new-fault.ts', "import { RoundState } from '../node/consensus/qbft/round-state.ts';"), [
+    { path: 'sim/new-fault.ts', line: 1, rule: 'node-surface', subject: 'node/consensus/qbft/round-state.ts' },
+  ]);
+  // A surface module with a single user is refused to anyone else.
+  t.deepEqual(check('sim/network.ts', "import { TrieNodeStore } from '../node/execution/state-db.ts';"), [
+    { path: 'sim/network.ts', line: 1, rule: 'node-surface', subject: 'node/execution/state-db.ts' },
+  ]);
+  t.deepEqual(check('reports/summary.ts', "import { signRemembered } from '../node/consensus/qbft/signer-cache.ts';"), [
+    { path: 'reports/summary.ts', line: 1, rule: 'node-surface', subject: 'node/consensus/qbft/signer-cache.ts' },
+  ]);
+});
+
+test('an invariant checker may not use node code', (t) => {
+  t.deepEqual(check('sim/checkers/new-check.ts', "import { quorumSize } from '../../node/consensus/qbft/quorum.ts';"), [
+    { path: 'sim/checkers/new-check.ts', line: 1, rule: 'checker-independence', subject: 'node/consensus/qbft/quorum.ts' },
+  ]);
+  t.deepEqual(check('sim/checkers/toolkit/x.ts', "import { validate } from '../../../node/consensus/qbft/validation.ts';"), [
+    { path: 'sim/checkers/toolkit/x.ts', line: 1, rule: 'checker-independence', subject: 'node/consensus/qbft/validation.ts' },
+  ]);
+  // Only types of the trace events and ports.
+  t.deepEqual(check('sim/checkers/new-check.ts', "import type { NodeTraceEvent } from '../../node/runtime/trace-events.ts';"), []);
+  t.deepEqual(check('sim/checkers/new-check.ts', "import { NODE_EVENTS } from '../../node/runtime/trace-events.ts';"), [
+    { path: 'sim/checkers/new-check.ts', line: 1, rule: 'checker-independence', subject: 'node/runtime/trace-events.ts' },
+  ]);
+});
+
+test('node: built-ins outside the live runtime are refused, per file and per module', (t) => {
+  t.deepEqual(check('node/consensus/qbft/state.ts', "import { readFileSync } from 'node:fs';"), [
+    { path: 'node/consensus/qbft/state.ts', line: 1, rule: 'built-in', subject: 'node:fs' },
+  ]);
+  t.deepEqual(check('node/chain/x.ts', "import fs from 'fs';\nconst cp = require('child_process');\nimport { LiveTimers } from '../runtime/live-timers.ts';"), [
+    { path: 'node/chain/x.ts', line: 1, rule: 'built-in', subject: 'node:fs' },
+    { path: 'node/chain/x.ts', line: 2, rule: 'built-in', subject: 'node:child_process' },
+    { path: 'node/chain/x.ts', line: 3, rule: 'built-in', subject: 'node/runtime/live-timers.ts' },
+  ]);
+  // An allowed file may use only its listed modules.
+  t.deepEqual(check('node/crypto/keccak.ts', "import { createRequire } from 'node:module';"), []);
+  t.deepEqual(check('node/crypto/keccak.ts', "import { connect } from 'node:net';"), [{ path: 'node/crypto/keccak.ts', line: 1, rule: 'built-in', subject: 'node:net' }]);
+  // The known exception covers node:fs in genesis.ts, nothing more.
+  t.deepEqual(check('node/chain/genesis.ts', "import { readFileSync } from 'node:fs';"), []);
+  t.deepEqual(check('node/chain/genesis.ts', "import { connect } from 'node:net';"), [{ path: 'node/chain/genesis.ts', line: 1, rule: 'built-in', subject: 'node:net' }]);
+  // The live edges.
+  for (const path of ['node/runtime/live-store.ts', 'node/rpc/transports/http.ts', 'node/cli/live-node.ts', 'cli/main.ts', 'test/bench.ts', 'node/execution/engine-bench.ts', 'node/p2p/rlpx/rlpx-test-kit.ts']) {
+    t.deepEqual(check(path, "import { createServer } from 'node:net';\nconst t0 = Date.now();\nsetTimeout(f, 1);"), [], path);
+  }
+});
+
+test('real timers, the wall clock and OS randomness are refused in the simulated world', (t) => {
+  t.deepEqual(check('sim/network.ts', 'const a = 1;\nsetTimeout(() => deliver(m), 5);'), [{ path: 'sim/network.ts', line: 2, rule: 'determinism', subject: 'setTimeout' }]);
+  t.deepEqual(check('sim/world.ts', 'const startedMs = Date.now();'), [{ path: 'sim/world.ts', line: 1, rule: 'determinism', subject: 'Date' }]);
+  t.deepEqual(check('sim/random.ts', 'export const next = () => Math.random();'), [{ path: 'sim/random.ts', line: 1, rule: 'determinism', subject: 'Math.random' }]);
+  const each: Array<[string, string]> = [
+    ['new Date()', 'Date'],
+    ['Date()', 'Date'],
+    ['setInterval(f, 1)', 'setInterval'],
+    ['setImmediate(f)', 'setImmediate'],
+    ['globalThis.setTimeout(f, 1)', 'setTimeout'],
+    ['performance.now()', 'performance.now'],
+    ['process.hrtime.bigint()', 'process.hrtime'],
+    ['crypto.randomBytes(8)', 'randomBytes'],
+    ['crypto.getRandomValues(b)', 'getRandomValues'],
+    ['crypto.randomUUID()', 'randomUUID'],
+  ];
+  for (const [snippet, token] of each) {
+    t.deepEqual(check('node/consensus/qbft/x.ts', `const a = ${snippet};`), [{ path: 'node/consensus/qbft/x.ts', line: 1, rule: 'determinism', subject: token }], snippet);
+  }
+  // The kernel's one setImmediate (drain mode 'immediate') is allowed; nothing else there is.
+  t.deepEqual(check('sim/kernel.ts', 'new Promise((r) => setImmediate(r));'), []);
+  t.deepEqual(check('sim/kernel.ts', 'new Promise((r) => setTimeout(r, 0));'), [{ path: 'sim/kernel.ts', line: 1, rule: 'determinism', subject: 'setTimeout' }]);
+  // The simulator's in-process RPC transport sits among the live transports but is not live.
+  t.deepEqual(check('node/rpc/transports/in-process.ts', 'setTimeout(f, 1);'), [{ path: 'node/rpc/transports/in-process.ts', line: 1, rule: 'determinism', subject: 'setTimeout' }]);
+  // Deterministic uses and mentions are not calls.
+  t.deepEqual(check('sim/trace.ts', 'const d = new Date(0).toISOString(); const u = Date.UTC(2024, 0); const r = rng.random();'), [
+    { path: 'sim/trace.ts', line: 1, rule: 'determinism', subject: 'Date' },
+  ]);
+  t.deepEqual(check('sim/trace.ts', 'const u = Date.UTC(2024, 0); let d: Date; const x = o.getDate();'), []);
+});
+
+test('comments are not code, strings and template literals are', (t) => {
+  t.deepEqual(check('sim/a.ts', "// setTimeout(f, 1)\n/* Math.random() and\n   import x from '../node/chain/block-import.ts' */\nconst u = 'http://host/x'; // Date.now()\n"), []);
+  t.deepEqual(check('sim/a.ts', "const u = 'http://host/x'; setTimeout(f, 1);"), [{ path: 'sim/a.ts', line: 1, rule: 'determinism', subject: 'setTimeout' }]);
+  t.deepEqual(check('sim/a.ts', "const g = '**/*.ts';\nconst h = '*/';\nsetTimeout(f, 1);"), [{ path: 'sim/a.ts', line: 3, rule: 'determinism', subject: 'setTimeout' }]);
+  t.deepEqual(check('sim/a.ts', 'const s = `a ${b ? `/* ${c} */` : "//"} d`;\nsetTimeout(f, 1);'), [{ path: 'sim/a.ts', line: 2, rule: 'determinism', subject: 'setTimeout' }]);
+  t.deepEqual(check('sim/a.ts', "const re = /\\/\\*/g; const s = 'x';\nsetTimeout(f, 1); // */"), [{ path: 'sim/a.ts', line: 2, rule: 'determinism', subject: 'setTimeout' }]);
+  const code = "import a from './a.ts'; // c\n/* x */ const b = 1;";
+  t.is(blankComments(code).length, code.length);
+  t.deepEqual(importsOf(blankComments(code)), [{ specifier: './a.ts', line: 1, typeOnly: false }]);
+});
+
+test('production code may not import a test helper; tests and benchmarks may', (t) => {
+  t.deepEqual(check('sim/world.ts', "import { fixture } from './checkers/test-fixtures.ts';"), [
+    { path: 'sim/world.ts', line: 1, rule: 'test-helper', subject: 'sim/checkers/test-fixtures.ts' },
+  ]);
+  t.deepEqual(check('node/p2p/eth-server.ts', "import { peer } from './sync-test-kit.ts';"), [
+    { path: 'node/p2p/eth-server.ts', line: 1, rule: 'test-helper', subject: 'node/p2p/sync-test-kit.ts' },
+  ]);
+  t.deepEqual(check('node/execution/engine-bench.ts', "import { blocks } from './test-fixtures.ts';"), []);
+  // A test helper is test code: it may build a simulated world.
+  t.deepEqual(check('node/rpc/methods/test-kit.ts', "import { World } from '../../../sim/world.ts';"), []);
+});
+
+test('allowed imports give no violation', (t) => {
+  const allowed: SourceFile[] = [
+    { path: 'sim/new-fault.ts', source: "import { createNode } from '../node/node.ts';\nimport type { Timers } from '../node/runtime/ports.ts';\nimport { keccak256 } from '../node/crypto/keccak.ts';\nimport { rlp } from '@ethereumjs/rlp';" },
+    { path: 'sim/byzantine/new-attack.ts', source: "import { encodeMessage } from '../../node/consensus/qbft/messages.ts';" },
+    { path: 'sim/checkers/new-check.ts', source: "import type { TraceLine } from '../trace.ts';\nimport { keccak256 } from './toolkit/crypto.ts';" },
+    { path: 'scenarios/new.ts', source: "import type { Scenario } from '../sim/scenario.ts';" },
+    { path: 'reports/new.ts', source: "import { runScenario } from '../sim/scenario-runner.ts';\nimport { findScenario } from '../scenarios/index.ts';\nimport { quorumSize } from '../node/consensus/qbft/quorum.ts';" },
+    { path: 'cli/new-command.ts', source: "import { LiveTimers } from '../node/runtime/live-timers.ts';\nimport { writeHtmlReport } from '../reports/html.ts';\nimport { readFileSync } from 'node:fs';" },
+    { path: 'node/consensus/qbft/new.ts', source: "import { quorumSize } from './quorum.ts';\nimport type { Clock } from '../../runtime/ports.ts';" },
+  ];
+  t.deepEqual(checkArchitecture(allowed), []);
+});
