@@ -19,7 +19,7 @@ import { TrieNodeStore } from '../node/execution/state-db.ts';
 import { ExecutionMemo } from '../node/execution/execution-memo.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { UsageError } from '../node/cli/usage-error.ts';
-import { buildSimGenesis } from '../sim/genesis-builder.ts';
+import { GENESIS_FORKS, buildSimGenesis, type GenesisFork } from '../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
 import type { Io } from './main.ts';
 import { ProcessNetwork, type ProcessNodeSpec } from './process-network.ts';
@@ -30,6 +30,8 @@ export interface NetworkFlags {
   'block-period'?: string;
   'request-timeout'?: string;
   'chain-id'?: string;
+  /** Newest hardfork of the generated genesis (default: the newest this node runs). */
+  fork?: string;
   'base-port'?: string;
   'rpc-api'?: string;
   'host-allowlist'?: string;
@@ -65,6 +67,16 @@ function intFlag(text: string | undefined, flag: string, fallback: number, min: 
   return n;
 }
 
+/** The newest fork this node runs, which a generated genesis enables from block 0 unless --fork says otherwise (as Hardhat and anvil do). */
+export const NEWEST_FORK: GenesisFork = 'cancun';
+
+function forkFlag(text: string | undefined): GenesisFork {
+  if (text === undefined) return NEWEST_FORK;
+  const name = text.toLowerCase();
+  if (!(GENESIS_FORKS as readonly string[]).includes(name)) throw new UsageError(`--fork: '${text}' must be one of ${GENESIS_FORKS.join(', ')} (the default, ${NEWEST_FORK}, is the newest this node runs)`);
+  return name as GenesisFork;
+}
+
 interface NetworkFiles {
   n: number;
   basePort: number;
@@ -95,6 +107,7 @@ function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
       chainId: intFlag(flags['chain-id'], '--chain-id', 1337, 1, 2 ** 31),
       blockPeriodSeconds: intFlag(flags['block-period'], '--block-period', 1, 1, 3600),
       requestTimeoutSeconds: intFlag(flags['request-timeout'], '--request-timeout', 4, 1, 3600),
+      fork: forkFlag(flags.fork),
     });
     writeFileSync(genesisFile, JSON.stringify(json, null, 2));
   }

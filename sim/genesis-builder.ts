@@ -33,7 +33,15 @@ export interface SimGenesisOptions {
   /** Deploy a static validator contract at this address listing these validators. */
   validatorContract?: { address: Hex; validators: Hex[] };
   gasLimit?: bigint;
+  /**
+   * The newest hardfork, active from genesis: 'london' (the simulator's default, which its
+   * recorded trace hashes assume), 'shanghai' or 'cancun' (shanghaiTime / cancunTime 0).
+   */
+  fork?: GenesisFork;
 }
+
+export const GENESIS_FORKS = ['london', 'shanghai', 'cancun'] as const;
+export type GenesisFork = (typeof GENESIS_FORKS)[number];
 
 export const DEFAULT_VALIDATOR_CONTRACT: Hex = '0x0000000000000000000000000000000000008888';
 /** A contract that emits one LOG1 (topic 0x01, empty data) on every call. */
@@ -83,6 +91,9 @@ export function buildSimGenesis(o: SimGenesisOptions): Record<string, unknown> {
     londonBlock: 0,
     qbft,
   };
+  const fork = o.fork ?? 'london';
+  if (fork === 'shanghai' || fork === 'cancun') config.shanghaiTime = 0;
+  if (fork === 'cancun') config.cancunTime = 0;
   if (o.transitions?.length) config.transitions = { qbft: o.transitions };
   return {
     config,

@@ -4,9 +4,9 @@
  * interface, once per process: the first call loads the compiler (~0.5 s) and compiles (~0.5 s),
  * later calls return the cached result.
  *
- * The EVM version is pinned to London because that is the newest fork the generated genesis of
- * `qbft-lab network` and the simulator enables (no shanghaiTime): solc's default (Prague) would
- * emit PUSH0, which a London chain rejects as an invalid opcode.
+ * The suite's contracts are compiled for London, the newest fork the simulator's genesis enables
+ * (its recorded trace hashes assume it), so they run on every chain the tests start; `qbft-lab
+ * network` enables the newest fork the node runs (see compileFor and test/newest-fork.test.ts).
  */
 import { readFileSync } from 'node:fs';
 import solc from 'solc';
@@ -51,6 +51,24 @@ export function compileContracts(): Map<string, CompiledContract> {
       result.set(name, { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` });
   compiled = result;
   return result;
+}
+
+/**
+ * One contract of one source file compiled for `evmVersion` (solc's names: 'london', 'cancun',
+ * 'osaka', ...), as a project compiled for a newer target than the suite's pinned London would be.
+ */
+export function compileFor(file: string, name: string, evmVersion: string): CompiledContract {
+  const input = {
+    language: 'Solidity',
+    sources: { [file]: { content: readFileSync(new URL(file, import.meta.url), 'utf8') } },
+    settings: { evmVersion, optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc ${solc.version()}:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const c = output.contracts?.[file]?.[name];
+  if (!c) throw new Error(`no contract ${name} in ${file}`);
+  return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}` };
 }
 
 export function compileContract(name: string): CompiledContract {
