@@ -12,7 +12,7 @@
  * every Besu spec from Shanghai on) is on without turning the chain into proof of stake.
  * Any other genesis (e.g. `ethash`) gets pow/ethash: the library pays Besu's mainnet rewards.
  */
-import { Common, Hardfork, type ChainConfig, type CustomCrypto, type HardforkTransitionConfig } from '@ethereumjs/common';
+import { Common, Hardfork, Mainnet, type ChainConfig, type CustomCrypto, type HardforkConfig, type HardforkTransitionConfig } from '@ethereumjs/common';
 import { bytesToHex } from '../crypto/bytes.ts';
 import { customCrypto as ethereumjsCrypto } from '../crypto/ethereumjs-crypto.ts';
 import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from './genesis.ts';
@@ -63,6 +63,53 @@ function consensusFor(genesis: Genesis): ChainConfig['consensus'] {
   return { type: 'bft', algorithm: genesis.consensus };
 }
 
+const BLOB_GAS_PER_BLOB = 131_072;
+
+/**
+ * The library's own hardfork definitions by name. It does not export its table, so they are read
+ * once from a mainnet Common (whose schedule lists every fork up to bpo2).
+ */
+const libraryHardforks: ReadonlyMap<string, HardforkConfig> = (() => {
+  const changes = (new Common({ chain: Mainnet }) as unknown as { HARDFORK_CHANGES?: Array<[string, HardforkConfig]> }).HARDFORK_CHANGES;
+  if (!Array.isArray(changes) || !changes.some(([name]) => name === 'osaka')) throw new Error('@ethereumjs/common: cannot read its hardfork definitions');
+  return new Map(changes);
+})();
+
+/**
+ * Hardfork definitions that differ from the library's: Paris without proof of stake on BFT chains
+ * (see the file comment), forks with a `blobSchedule` entry carrying its blob gas figures, and the
+ * blob-parameter-only forks the library does not define (bpo3..bpo5: no EIPs of their own).
+ */
+function customHardforks(genesis: Genesis, bft: boolean): NonNullable<ChainConfig['customHardforks']> {
+  const out: NonNullable<ChainConfig['customHardforks']> = {};
+  if (bft) out[Hardfork.Paris] = { eips: [3675, 4399] };
+  for (const name of TIME_ORDER) {
+    // Every bpo fork is redefined, scheduled or not: an unscheduled one can still switch on with a
+    // later configured fork (see hardforkSchedule).
+    if (genesis.forkTimestamps[name] === undefined && !name.startsWith('bpo')) continue;
+    const blobs = genesis.blobSchedule[name];
+    // A blob-parameter fork changes only what its blobSchedule entry says (Besu keeps the previous
+    // schedule without one); the library's bpo1/bpo2 carry mainnet's figures instead.
+    const bpo = name.startsWith('bpo');
+    const base: HardforkConfig | undefined = bpo ? { eips: [] } : libraryHardforks.get(name);
+    if (!base) continue;
+    if (!blobs) {
+      if (bpo) out[name] = base;
+      continue;
+    }
+    out[name] = {
+      ...base,
+      params: {
+        ...(bpo ? {} : (base.params ?? {})),
+        targetBlobGasPerBlock: BLOB_GAS_PER_BLOB * blobs.target,
+        maxBlobGasPerBlock: BLOB_GAS_PER_BLOB * blobs.max,
+        blobGasPriceUpdateFraction: blobs.baseFeeUpdateFraction,
+      },
+    };
+  }
+  return out;
+}
+
 export function createCommonFromGenesis(genesis: Genesis, options: CommonOptions = {}): Common {
   const bft = genesis.consensus !== 'ethash';
   const chain: ChainConfig = {
@@ -79,7 +126,7 @@ export function createCommonFromGenesis(genesis: Genesis, options: CommonOptions
     hardforks: hardforkSchedule(genesis),
     bootstrapNodes: [],
     consensus: consensusFor(genesis),
-    ...(bft ? { customHardforks: { [Hardfork.Paris]: { eips: [3675, 4399] } } } : {}),
+    customHardforks: customHardforks(genesis, bft),
   };
   const common = new Common({ chain, customCrypto: { ...ethereumjsCrypto, ...options.customCrypto } });
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(genesis.timestamp) });

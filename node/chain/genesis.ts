@@ -71,8 +71,10 @@ export interface Genesis {
   transitions: QbftTransition[];
   /** Configured block-number hardforks by @ethereumjs name (homestead, dao, tangerineWhistle, spuriousDragon, ..., grayGlacier, paris = mergeNetSplitBlock). */
   forkBlocks: Record<string, number>;
-  /** Configured timestamp hardforks by @ethereumjs name (shanghai, cancun, prague, osaka). */
+  /** Configured timestamp hardforks by @ethereumjs name (shanghai, cancun, prague, osaka, bpo1..bpo5). */
   forkTimestamps: Record<string, number>;
+  /** `config.blobSchedule` by fork name: blobs per block and the blob base fee update fraction (EIP-7840). */
+  blobSchedule: Record<string, BlobParams>;
   timestamp: number;
   gasLimit: bigint;
   difficulty: bigint;
@@ -90,6 +92,12 @@ export interface Genesis {
 }
 
 type Json = Record<string, unknown>;
+
+export interface BlobParams {
+  target: number;
+  max: number;
+  baseFeeUpdateFraction: number;
+}
 
 /** [@ethereumjs name, Besu key], in Besu's milestone order (MilestoneDefinitions). */
 export const BLOCK_FORK_KEYS: ReadonlyArray<readonly [string, string]> = [
@@ -112,9 +120,14 @@ export const TIME_FORK_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['cancun', 'cancuntime'],
   ['prague', 'praguetime'],
   ['osaka', 'osakatime'],
+  ['bpo1', 'bpo1time'],
+  ['bpo2', 'bpo2time'],
+  ['bpo3', 'bpo3time'],
+  ['bpo4', 'bpo4time'],
+  ['bpo5', 'bpo5time'],
 ];
-/** Time forks Besu knows but this node cannot run (their blob schedule is not modelled). */
-const UNSUPPORTED_TIME_KEYS = ['bpo1time', 'bpo2time', 'bpo3time', 'bpo4time', 'bpo5time', 'amsterdamtime', 'futureeipstime', 'experimentaleipstime'];
+/** Time forks Besu knows but this node cannot run. */
+const UNSUPPORTED_TIME_KEYS = ['amsterdamtime', 'futureeipstime', 'experimentaleipstime'];
 
 // ---------------------------------------------------------------- value parsers
 
@@ -306,6 +319,28 @@ function parseForks(config: Json): { forkBlocks: Record<string, number>; forkTim
   return { forkBlocks, forkTimestamps };
 }
 
+/** `config.blobSchedule` (Besu's and geth's spelling): per fork, target, max and baseFeeUpdateFraction, all required. */
+function parseBlobSchedule(config: Json): Record<string, BlobParams> {
+  const raw = config.blobschedule;
+  if (raw === undefined || raw === null) return {};
+  if (!isObject(raw)) throw new GenesisError('config.blobSchedule', 'must be an object of forks');
+  const forks = new Set(TIME_FORK_KEYS.map(([name]) => name).filter((name) => name !== 'shanghai'));
+  const out: Record<string, BlobParams> = {};
+  for (const [fork, entry] of Object.entries(raw)) {
+    if (!forks.has(fork)) throw new GenesisError(`config.blobSchedule.${fork}`, `is not a fork with blobs (${[...forks].join(', ')})`);
+    if (!isObject(entry)) throw new GenesisError(`config.blobSchedule.${fork}`, 'must be an object with target, max and baseFeeUpdateFraction');
+    const field = (key: string, name: string): number => {
+      if (entry[key] === undefined) throw new GenesisError(`config.blobSchedule.${fork}.${name}`, 'is missing');
+      return jsonInt(entry[key], `config.blobSchedule.${fork}.${name}`);
+    };
+    const params = { target: field('target', 'target'), max: field('max', 'max'), baseFeeUpdateFraction: field('basefeeupdatefraction', 'baseFeeUpdateFraction') };
+    if (params.target > params.max) throw new GenesisError(`config.blobSchedule.${fork}.target`, `(${params.target}) must not exceed max (${params.max})`);
+    if (params.baseFeeUpdateFraction === 0) throw new GenesisError(`config.blobSchedule.${fork}.baseFeeUpdateFraction`, 'must be positive');
+    out[fork] = params;
+  }
+  return out;
+}
+
 function consensusOf(config: Json): GenesisConsensus {
   const present = (['qbft', 'ibft2', 'clique'] as const).filter((k) => config[k] !== undefined);
   if (present.length > 1) throw new GenesisError(`config.${present[1]}`, `cannot be combined with config.${present[0]}`);
@@ -486,6 +521,7 @@ export function parseGenesis(input: string | unknown): Genesis {
     transitions: parseTransitions(config),
     forkBlocks,
     forkTimestamps,
+    blobSchedule: parseBlobSchedule(config),
     ...parseHeaderFields(root),
     number: 0,
     alloc: parseAlloc(root.alloc),
@@ -500,7 +536,7 @@ export function parseGenesis(input: string | unknown): Genesis {
 export function withConfig(genesis: Genesis, rawConfig: unknown): Genesis {
   const config = optionalObject((normalizeKeys({ config: rawConfig }) as Json).config, 'config');
   const { forkBlocks, forkTimestamps } = parseForks(config);
-  return { ...genesis, chainId: parseChainId(config), config, consensus: consensusOf(config), qbft: parseQbftOptions(config.qbft), transitions: parseTransitions(config), forkBlocks, forkTimestamps };
+  return { ...genesis, chainId: parseChainId(config), config, consensus: consensusOf(config), qbft: parseQbftOptions(config.qbft), transitions: parseTransitions(config), forkBlocks, forkTimestamps, blobSchedule: parseBlobSchedule(config) };
 }
 
 export function loadGenesisFile(path: string): Genesis {
