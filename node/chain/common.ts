@@ -64,6 +64,8 @@ function consensusFor(genesis: Genesis): ChainConfig['consensus'] {
 }
 
 const BLOB_GAS_PER_BLOB = 131_072;
+/** Prague's EIPs without 2935, 6110, 7002 and 7251 (see customHardforks). */
+const BFT_PRAGUE_EIPS = [2537, 7623, 7685, 7691, 7702];
 
 /**
  * The library's own hardfork definitions by name. It does not export its table, so they are read
@@ -83,6 +85,11 @@ const libraryHardforks: ReadonlyMap<string, HardforkConfig> = (() => {
 function customHardforks(genesis: Genesis, bft: boolean): NonNullable<ChainConfig['customHardforks']> {
   const out: NonNullable<ChainConfig['customHardforks']> = {};
   if (bft) out[Hardfork.Paris] = { eips: [3675, 4399] };
+  // Besu's Prague on Clique/IBFT 2.0/QBFT: no EIP-2935 history system call (BLOCKHASH reads the
+  // chain as before) and no EIP-6110/7002/7251 request processors (MainnetProtocolSpecs:
+  // FrontierPreExecutionProcessor and RequestProcessorCoordinator.noOp() for PoA); EIP-7685's
+  // requestsHash stays in the header, the hash of no requests.
+  if (bft) out[Hardfork.Prague] = { ...libraryHardforks.get(Hardfork.Prague)!, eips: BFT_PRAGUE_EIPS };
   for (const name of TIME_ORDER) {
     // Every bpo fork is redefined, scheduled or not: an unscheduled one can still switch on with a
     // later configured fork (see hardforkSchedule).
@@ -91,7 +98,7 @@ function customHardforks(genesis: Genesis, bft: boolean): NonNullable<ChainConfi
     // A blob-parameter fork changes only what its blobSchedule entry says (Besu keeps the previous
     // schedule without one); the library's bpo1/bpo2 carry mainnet's figures instead.
     const bpo = name.startsWith('bpo');
-    const base: HardforkConfig | undefined = bpo ? { eips: [] } : libraryHardforks.get(name);
+    const base: HardforkConfig | undefined = bpo ? { eips: [] } : (out[name] ?? libraryHardforks.get(name));
     if (!base) continue;
     if (!blobs) {
       if (bpo) out[name] = base;

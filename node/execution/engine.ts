@@ -22,7 +22,9 @@
  * - Reads (`call`, `getAccount`, ...) use a second VM so they never disturb the warm caches of
  *   the block VM; each VM serializes its own work (FIFO), so concurrent callers are safe.
  *
- * Supported forks: Frontier..Cancun. Prague and later (EIP-7685 requests) are refused with
+ * Supported forks: Frontier..Osaka and the blob-parameter forks on BFT chains, which run Prague
+ * as Besu runs it on PoA: no EIP-2935/6110/7002/7251 system calls, the requestsHash of no requests
+ * (node/chain/common.ts). A chain that would need those system calls is refused with
  * UNSUPPORTED_FORK. QBFT blocks carry no withdrawals and no blob transactions; imported non-BFT
  * chains may (`allowWithdrawalsAndBlobs`), and blob transactions are never built here.
  */
@@ -35,6 +37,7 @@ import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import {
   Account,
   KECCAK256_RLP,
+  SHA256_NULL,
   ValueEncoding,
   bigIntToUnpaddedBytes,
   createAddressFromString,
@@ -125,6 +128,7 @@ export interface ExecuteOptions {
 export type ExecutionErrorReason =
   | 'UNKNOWN_PARENT_STATE'
   | 'UNSUPPORTED_FORK'
+  | 'INVALID_REQUESTS_HASH'
   | 'INVALID_TRANSACTION'
   | 'INVALID_TRANSACTIONS_ROOT'
   | 'INVALID_WITHDRAWALS'
@@ -463,6 +467,7 @@ export class ExecutionEngine {
       blobGasUsed: cancun ? 0n : undefined,
       excessBlobGas: cancun ? req.parent.header.calcNextExcessBlobGas(c) : undefined,
       parentBeaconBlockRoot: c.isActivatedEIP(4788) ? ZERO32 : undefined,
+      requestsHash: c.isActivatedEIP(7685) ? SHA256_NULL : undefined,
     };
     const rewards = paidRewards(req.reward);
 
@@ -526,6 +531,8 @@ export class ExecutionEngine {
       if (!h.withdrawalsRoot || !equalBytes(h.withdrawalsRoot, root))
         throw new ExecutionError('INVALID_WITHDRAWALS', `withdrawals root ${h.withdrawalsRoot ? bytesToHex(h.withdrawalsRoot) : 'missing'}, body ${bytesToHex(root)}`);
     } else if (withdrawals.length > 0) throw new ExecutionError('INVALID_WITHDRAWALS', 'withdrawals before Shanghai');
+    if (c.isActivatedEIP(7685) && (!h.requestsHash || !equalBytes(h.requestsHash, SHA256_NULL)))
+      throw new ExecutionError('INVALID_REQUESTS_HASH', `requestsHash ${h.requestsHash ? bytesToHex(h.requestsHash) : 'missing'}, expected the hash of no requests ${bytesToHex(SHA256_NULL)}`);
     if (c.isActivatedEIP(4844)) {
       const blobGas = foreign ? block.transactions.reduce((sum, tx) => sum + blobGasOf(tx, c), 0n) : 0n;
       if (h.blobGasUsed !== blobGas) throw new ExecutionError('INVALID_BLOB_GAS', `blobGasUsed ${h.blobGasUsed}, expected ${blobGas}`);
@@ -561,6 +568,7 @@ export class ExecutionEngine {
         blobGasUsed: h.blobGasUsed,
         excessBlobGas: h.excessBlobGas,
         parentBeaconBlockRoot: h.parentBeaconBlockRoot,
+        requestsHash: h.requestsHash,
       });
       this.main.chain.parent = { number: h.number - 1n, hash: h.parentHash };
       this.main.chain.lookup = opts.blockHashes;
@@ -704,6 +712,7 @@ export class ExecutionEngine {
       blobGasUsed: c.isActivatedEIP(4844) ? 0n : undefined,
       parentBeaconBlockRoot: c.isActivatedEIP(4788) ? ZERO32 : undefined,
       withdrawalsRoot: c.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+      requestsHash: c.isActivatedEIP(7685) ? SHA256_NULL : undefined,
     });
     slot.chain.parent = isHeader ? { number: number - 1n, hash: ctxIn.parentHash } : undefined;
     slot.chain.lookup = opts.blockHashes;
@@ -767,8 +776,10 @@ export class ExecutionEngine {
   private setFork(slot: VmSlot, number: bigint, timestamp: number | bigint): Common {
     const c = slot.common;
     c.setHardforkBy({ blockNumber: number, timestamp: BigInt(timestamp) });
-    if (c.isActivatedEIP(7685))
-      throw new ExecutionError('UNSUPPORTED_FORK', `${c.hardfork()} (EIP-7685 requests) is not supported by this engine`);
+    // BFT chains run Prague without system calls or request processors (node/chain/common.ts);
+    // other chains would need them, which this engine does not make.
+    if (c.isActivatedEIP(7685) && (c.isActivatedEIP(2935) || c.isActivatedEIP(7002) || c.isActivatedEIP(7251) || c.isActivatedEIP(6110)))
+      throw new ExecutionError('UNSUPPORTED_FORK', `${c.hardfork()} with system contract calls (EIP-2935/6110/7002/7251) is not supported by this engine; QBFT chains run it without them, as Besu does`);
     return c;
   }
 

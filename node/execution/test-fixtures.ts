@@ -71,6 +71,9 @@ export function logEmitterInitCode(): Uint8Array {
 export interface GenesisOptions {
   shanghai?: boolean;
   cancun?: boolean;
+  /** pragueTime 0 (and Cancun); osaka adds osakaTime 0. */
+  prague?: boolean;
+  osaka?: boolean;
   gasLimit?: bigint;
   baseFee?: bigint;
   extraAlloc?: Record<string, { balance?: string; code?: string; storage?: Record<string, string> }>;
@@ -89,7 +92,9 @@ export function testGenesisJson(opts: GenesisOptions = {}): Record<string, unkno
       berlinBlock: 0,
       londonBlock: 0,
       ...(opts.shanghai === false ? {} : { shanghaiTime: 0 }),
-      ...(opts.cancun ? { cancunTime: 0 } : {}),
+      ...(opts.cancun || opts.prague || opts.osaka ? { cancunTime: 0 } : {}),
+      ...(opts.prague || opts.osaka ? { pragueTime: 0 } : {}),
+      ...(opts.osaka ? { osakaTime: 0 } : {}),
       qbft: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 4 },
     },
     nonce: '0x0',
