@@ -1,8 +1,11 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
 import { switchOf } from '../sim/bugs/known-bug.ts';
+import type { FuzzCaseInfo, FuzzFailure, FuzzReport } from '../sim/fuzz.ts';
+import type { JUnitCase, JUnitSuite } from '../reports/junit.ts';
 import { MAX_JOBS, workerCaseRunner } from './fuzz-workers.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
@@ -17,6 +20,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     'report-dir': { type: 'string' },
     bug: { type: 'string' },
     jobs: { type: 'string' },
+    junit: { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`fuzz: unexpected argument '${positionals[0]}'`);
   const runs = values.runs === undefined ? 100 : Number(values.runs);
@@ -37,6 +41,15 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   const entry = bug === undefined ? undefined : findKnownBug(bug);
   if (bug !== undefined && !entry) throw new UsageError(`--bug: '${bug}' is not a known bug id (${knownBugIds().join(', ')}; see 'qbft-lab bugs list')`);
   const bugSwitch = entry ? switchOf(entry) : undefined;
+  const junitFile = values.junit as string | undefined;
+  // Truncated before the campaign: a bad path fails at once, and a crash leaves no stale report behind.
+  if (junitFile !== undefined) writeJUnitFile(junitFile, '');
+  // Only what the JUnit cases need (the descriptions are long), and only with --junit.
+  const cases: CaseRecord[] = [];
+  const onCase = (info: FuzzCaseInfo) => {
+    if (junitFile !== undefined) cases.push({ caseIndex: info.caseIndex, caseSeed: info.caseSeed, name: info.name, seed: info.seed, validators: info.validators, durationMs: info.durationMs, height: info.height, ok: info.ok, reason: info.reason, wallMs: info.wallMs });
+    if (!values.json) io.err(JSON.stringify(info));
+  };
   const { runFuzz } = await import('../sim/fuzz.ts');
   const report = await runFuzz({
     runs,
@@ -46,7 +59,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     wallClock,
     ...(jobs > 1 ? { runCases: workerCaseRunner(jobs) } : {}),
     ...(bugSwitch !== undefined ? { bugs: [bugSwitch], stopAtFirstFailure: true } : {}),
-    onCase: values.json ? undefined : (info: unknown) => io.err(typeof info === 'string' ? info : JSON.stringify(info)),
+    onCase,
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   else {
@@ -54,10 +67,73 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     if (bug !== undefined) io.out(report.runsToFind !== undefined ? `bug ${bug}${bugSwitch !== bug ? ` (switch ${bugSwitch})` : ''}: found after ${report.runsToFind} runs` : `bug ${bug}: not found in ${report.runs} runs`);
     for (const f of report.failures) io.out(`  failure in case ${f.caseIndex}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
   }
+  if (junitFile !== undefined) {
+    const { junitXml } = await import('../reports/junit.ts');
+    writeJUnitFile(junitFile, junitXml([fuzzSuite(report, cases, bug)]));
+  }
   if (values['report-dir'] !== undefined && report.failures.length > 0) {
     await (await import('./report-command.ts')).writeFuzzFailureReports(values['report-dir'] as string, report.failures, io, wallClock);
   }
   // Hunting a planted bug succeeds when the campaign finds it; a plain campaign when it finds nothing.
   if (bug !== undefined) return report.runsToFind !== undefined ? 0 : 1;
   return report.failures.length === 0 ? 0 : 1;
+}
+
+export type CaseRecord = Pick<FuzzCaseInfo, 'caseIndex' | 'caseSeed' | 'name' | 'seed' | 'validators' | 'durationMs' | 'height' | 'ok' | 'reason' | 'wallMs'>;
+
+function writeJUnitFile(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new UsageError(`--junit: cannot write ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** What failed: the checkers with a violation in the shrunk run, else the kind of failure its reason names. */
+function violatedCheckers(f: FuzzFailure): string {
+  const checkers = [...new Set(f.result?.violations.map((v) => v.checker) ?? [])];
+  return checkers.length > 0 ? checkers.join(', ') : f.reason.split(/[:;]/)[0];
+}
+
+/**
+ * One JUnit case per fuzz case run. In a plain campaign a failing case is a failure; in a hunt for a
+ * planted bug (--bug) the failing case is the finding and passes, and one more case, "bug ID found",
+ * fails when the hunt did not find it, as the exit status does.
+ */
+export function fuzzSuite(report: FuzzReport, cases: CaseRecord[], bug: string | undefined): JUnitSuite {
+  const bugArgs = bug === undefined ? '' : ` --bug ${bug}`;
+  const failures = new Map(report.failures.map((f) => [f.caseIndex, f]));
+  const out: JUnitCase[] = cases.map((c) => {
+    const f = failures.get(c.caseIndex);
+    const lines = [
+      `campaign seed ${report.seed}, case ${c.caseIndex}, case seed ${c.caseSeed}, scenario seed ${c.seed}`,
+      `${c.validators} validators, ${c.durationMs} ms simulated, height ${c.height}`,
+      // Shard I of I+1 over I+1 runs is case I alone.
+      `run this case alone: qbft-lab fuzz --seed ${report.seed} --runs ${c.caseIndex + 1} --shard ${c.caseIndex}/${c.caseIndex + 1}${bugArgs}`,
+    ];
+    if (f) {
+      if (bug !== undefined) lines.unshift(`found bug ${bug}: ${violatedCheckers(f)}`);
+      lines.push(`shrunk (${f.shrinks} shrinks): ${f.reason}`, f.file ? `shrunk scenario: ${f.file} (replay with 'qbft-lab scenario run ${f.file}')` : 'shrunk scenario not written');
+      if (!f.reproduced) lines.push('the shrunk scenario did not replay to the same failure');
+    }
+    const failed = !c.ok || f !== undefined;
+    const record: JUnitCase = { name: `case ${c.caseIndex} (${c.name})`, classname: 'qbft-lab.fuzz', timeSeconds: (c.wallMs ?? 0) / 1000, systemOut: lines.join('\n') };
+    if (failed && bug === undefined) {
+      const what = f ? violatedCheckers(f) : (c.reason ?? 'failed').split(/[:;]/)[0];
+      record.failure = {
+        message: `${what} (case seed ${c.caseSeed}${f?.file ? `, shrunk scenario ${f.file}` : ''})`,
+        details: [`first run: ${c.reason ?? 'failed'}`, ...lines].join('\n'),
+      };
+    }
+    return record;
+  });
+  if (bug !== undefined) {
+    const found = report.runsToFind !== undefined ? report.failures[0] : undefined;
+    const summary: JUnitCase = { name: `bug ${bug} found`, classname: 'qbft-lab.fuzz', timeSeconds: 0 };
+    if (found) summary.systemOut = `found in case ${found.caseIndex} (case seed ${found.caseSeed}) after ${report.runsToFind} runs, caught by ${violatedCheckers(found)}${found.file ? `; shrunk scenario ${found.file}` : ''}`;
+    else summary.failure = { message: `bug ${bug} not found in ${report.runs} runs (campaign seed ${report.seed})`, details: `switches: ${(report.bugs ?? []).join(', ')}` };
+    out.push(summary);
+  }
+  const shard = report.shard ? ` shard ${report.shard.index}/${report.shard.count}` : '';
+  return { name: `qbft-lab fuzz seed ${report.seed}${shard}${bug === undefined ? '' : ` bug ${bug}`}`, cases: out };
 }

@@ -18,9 +18,9 @@ import { formatRun, formatSummary, runJson } from './format.ts';
 export const HELP = `qbft-lab: a Besu-compatible QBFT node under a deterministic simulator
 
 Usage:
-  qbft-lab scenario list
-  qbft-lab scenario run <name|file.json> [--seed N] [--json] [--trace FILE] [--report-dir DIR]
-  qbft-lab scenario run --all [--json] [--report-dir DIR]
+  qbft-lab scenario list [--json]
+  qbft-lab scenario run <name|file.json> [--seed N] [--json] [--junit FILE] [--trace FILE] [--report-dir DIR]
+  qbft-lab scenario run --all [--seed N] [--json] [--junit FILE] [--report-dir DIR]
   qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
                [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:BEHAVIOUR|twin]
@@ -31,14 +31,16 @@ Usage:
   qbft-lab tui <trace.jsonl|name|file.json> [--seed N]   (replay in the terminal; keys: ? in the UI)
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
-                   [--chain-id ID] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
+                   [--chain-id ID] [--fork NAME] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
                    [--rpc-http-cors-origins LIST] [--metrics-enabled] [--single-process]
                    [-- NODE-OPTIONS...]   (each validator is a 'qbft-lab node' process unless --single-process)
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
-  qbft-lab fuzz [--runs N] [--seed S] [--jobs N] [--shard i/k] [--bug ID] [--json] [--failure-dir DIR] [--report-dir DIR]
+  qbft-lab fuzz [--runs N] [--seed S] [--jobs N] [--shard i/k] [--bug ID] [--json] [--junit FILE]
+                [--failure-dir DIR] [--report-dir DIR]
+                (with --bug ID, finding the bug is the success: exit 0, and the finding's JUnit case passes)
   qbft-lab bugs list [--json]
-  qbft-lab bugs check [ID...] [--json]
+  qbft-lab bugs check [ID...] [--json] [--junit FILE]
   qbft-lab genesis inspect --genesis-file F [--json]
   qbft-lab operator generate-blockchain-config --config-file F --to DIR [--genesis-file-name N]
                    [--private-key-file-name N] [--public-key-file-name N]   (Besu's; keys + genesis)
@@ -46,12 +48,18 @@ Usage:
   qbft-lab help
 
 --report-dir DIR writes an HTML and a Markdown report and the trace of every failed run.
+--json prints the results as JSON instead of text.
+--junit FILE writes a JUnit XML report for CI test reporters (GitLab, Jenkins, GitHub), also when runs fail:
+one test case per scenario run, fuzz case or bug id, failed when its run failed its checks. With
+'fuzz --bug ID' the case that finds the bug passes, and one more case, 'bug ID found', fails when the
+hunt does not find it.
 
 Known-bug switches (simulation only): 'bugs list' names them, 'bugs check' shows each bug's scenario
 failing with its switch on and passing with it off, 'fuzz --bug ID' hunts one with the switch on
 (exit 0 when the campaign finds it, 1 when it does not).
 
-Exit status: 0 when every run is ok, 1 when a run fails its checks, 2 on a usage error.`;
+Exit status: 0 when every run is ok; 1 when a run fails its checks, 'fuzz --bug' does not find its bug or
+'bugs check' cannot show a bug; 2 on a usage error or a --junit FILE that cannot be written.`;
 
 interface Io {
   out(text: string): void;
@@ -107,7 +115,10 @@ function parseSeed(text: string | undefined): number | undefined {
 async function scenarioCommand(args: string[], io: Io): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'list') {
-    for (const s of SCENARIOS) io.out(`${s.name.padEnd(24)} ${s.description}`);
+    const { values, positionals } = parse(rest, { json: { type: 'boolean' } });
+    if (positionals.length > 0) throw new UsageError(`scenario list: unexpected argument '${positionals[0]}'`);
+    if (values.json) io.out(JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, description: s.description }))));
+    else for (const s of SCENARIOS) io.out(`${s.name.padEnd(24)} ${s.description}`);
     return 0;
   }
   if (sub !== 'run') throw new UsageError(`scenario: expected 'list' or 'run', got '${sub ?? ''}'`);
@@ -117,23 +128,46 @@ async function scenarioCommand(args: string[], io: Io): Promise<number> {
     trace: { type: 'string' },
     all: { type: 'boolean' },
     'report-dir': { type: 'string' },
+    junit: { type: 'string' },
   });
   const seed = parseSeed(values.seed as string | undefined);
   const reportDir = values['report-dir'] === undefined ? undefined : { dir: values['report-dir'] as string, io };
-  if (values.all) {
-    const results: RunResult[] = [];
-    for (const s of SCENARIOS) {
-      const r = await runWithTrace(s, seed, undefined, reportDir);
-      results.push(r);
-      if (values.json) io.out(runJson(r));
-    }
-    if (!values.json) io.out(formatSummary(results));
-    return results.every((r) => r.ok) ? 0 : 1;
+  if (!values.all && positionals.length !== 1) throw new UsageError('scenario run: give one scenario name or file (or --all)');
+  const scenarios = values.all ? SCENARIOS : [loadScenario(positionals[0])];
+  const junitFile = values.junit as string | undefined;
+  // Truncated before the runs: a bad path fails at once, and a crash leaves no stale report behind.
+  if (junitFile !== undefined) writeJUnitFile(junitFile, '');
+  const results: RunResult[] = [];
+  for (const s of scenarios) {
+    const r = await runWithTrace(s, seed, values.all ? undefined : (values.trace as string | undefined), reportDir);
+    results.push(r);
+    if (values.json) io.out(runJson(r));
+    else if (!values.all) io.out(formatRun(r));
   }
-  if (positionals.length !== 1) throw new UsageError('scenario run: give one scenario name or file (or --all)');
-  const r = await runWithTrace(loadScenario(positionals[0]), seed, values.trace as string | undefined, reportDir);
-  io.out(values.json ? runJson(r) : formatRun(r));
-  return r.ok ? 0 : 1;
+  if (values.all && !values.json) io.out(formatSummary(results));
+  if (junitFile !== undefined) {
+    const [{ junitXml }, { failedChecks }] = await Promise.all([import('../reports/junit.ts'), import('../sim/bugs/check.ts')]);
+    const cases = results.map((r) => {
+      const checks = failedChecks(r);
+      return {
+        name: r.scenario,
+        classname: 'qbft-lab.scenario',
+        timeSeconds: r.wallMs / 1000,
+        ...(r.ok ? {} : { failure: { message: checks.join('; ') || 'run not ok', details: [...checks, ...(checks.length > 0 ? [''] : []), formatRun(r)].join('\n') } }),
+        systemOut: `seed ${r.seed}\ntrace hash ${r.traceHash}`,
+      };
+    });
+    writeJUnitFile(junitFile, junitXml([{ name: 'qbft-lab scenario run', cases }]));
+  }
+  return results.every((r) => r.ok) ? 0 : 1;
+
+  function writeJUnitFile(file: string, text: string): void {
+    try {
+      writeFileSync(file, text);
+    } catch (err) {
+      throw new UsageError(`--junit: cannot write ${file}: ${(err as Error).message}`);
+    }
+  }
 }
 
 async function simCommand(args: string[], io: Io): Promise<number> {
@@ -236,6 +270,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
           'block-period': { type: 'string' },
           'request-timeout': { type: 'string' },
           'chain-id': { type: 'string' },
+          fork: { type: 'string' },
           'base-port': { type: 'string' },
           'rpc-api': { type: 'string' },
           'host-allowlist': { type: 'string' },
