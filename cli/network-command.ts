@@ -68,7 +68,7 @@ function intFlag(text: string | undefined, flag: string, fallback: number, min: 
 }
 
 /** The newest fork this node runs, which a generated genesis enables from block 0 unless --fork says otherwise (as Hardhat and anvil do). */
-export const NEWEST_FORK: GenesisFork = 'cancun';
+export const NEWEST_FORK: GenesisFork = 'osaka';
 
 function forkFlag(text: string | undefined): GenesisFork {
   if (text === undefined) return NEWEST_FORK;

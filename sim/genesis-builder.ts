@@ -35,12 +35,13 @@ export interface SimGenesisOptions {
   gasLimit?: bigint;
   /**
    * The newest hardfork, active from genesis: 'london' (the simulator's default, which its
-   * recorded trace hashes assume), 'shanghai' or 'cancun' (shanghaiTime / cancunTime 0).
+   * recorded trace hashes assume), or a time fork from 'shanghai' to 'osaka' (it and every time
+   * fork before it at time 0).
    */
   fork?: GenesisFork;
 }
 
-export const GENESIS_FORKS = ['london', 'shanghai', 'cancun'] as const;
+export const GENESIS_FORKS = ['london', 'shanghai', 'cancun', 'prague', 'osaka'] as const;
 export type GenesisFork = (typeof GENESIS_FORKS)[number];
 
 export const DEFAULT_VALIDATOR_CONTRACT: Hex = '0x0000000000000000000000000000000000008888';
@@ -91,9 +92,8 @@ export function buildSimGenesis(o: SimGenesisOptions): Record<string, unknown> {
     londonBlock: 0,
     qbft,
   };
-  const fork = o.fork ?? 'london';
-  if (fork === 'shanghai' || fork === 'cancun') config.shanghaiTime = 0;
-  if (fork === 'cancun') config.cancunTime = 0;
+  const forkIndex = GENESIS_FORKS.indexOf(o.fork ?? 'london');
+  for (const [i, key] of [[1, 'shanghaiTime'], [2, 'cancunTime'], [3, 'pragueTime'], [4, 'osakaTime']] as const) if (forkIndex >= i) config[key] = 0;
   if (o.transitions?.length) config.transitions = { qbft: o.transitions };
   return {
     config,

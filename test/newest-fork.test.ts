@@ -1,8 +1,9 @@
 /**
- * `qbft-lab network` (what `npm start` runs) enables the newest fork this node runs from genesis,
- * as Hardhat and anvil do, so a contract compiled for solc's current targets deploys: here one
- * compiled for `cancun` (transient storage, PUSH0) with ethers. `--fork london` keeps the old
- * genesis, where the same bytecode fails as it would on a London Besu chain.
+ * `qbft-lab network` (what `npm start` runs) enables the newest fork this node runs (Osaka) from
+ * genesis, as Hardhat and anvil do, so contracts compiled for solc's current targets deploy: with
+ * ethers, one compiled for `cancun` (transient storage, PUSH0), one for `osaka` (CLZ), and an
+ * EIP-7702 set-code transaction delegating an account to a contract. `--fork london` keeps the old
+ * genesis, where the cancun bytecode fails as it would on a London Besu chain.
  */
 import test from 'ava';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -14,6 +15,13 @@ import { compileFor } from './contracts/compile.ts';
 import { CHAIN_ID, keyHex, within } from './client-kit.ts';
 
 const COUNTER = compileFor('TransientCounter.sol', 'TransientCounter', 'cancun');
+const LEADING_ZEROS = compileFor('Osaka.sol', 'LeadingZeros', 'osaka');
+const GREETER = compileFor('Osaka.sol', 'Greeter7702', 'osaka');
+
+async function deploy(wallet: Wallet, c: { abi: unknown; bytecode: string }): Promise<Contract> {
+  const factory = new ContractFactory(c.abi as InterfaceAbi, c.bytecode, wallet);
+  return (await within(30_000, 'deployment', (async () => (await factory.deploy()).waitForDeployment())())) as Contract;
+}
 
 type GenesisConfig = Record<string, unknown>;
 
@@ -42,6 +50,34 @@ test('the generated genesis runs Cancun from block 0: a contract compiled for ca
   });
 });
 
+test('the generated genesis runs Osaka: a contract compiled for osaka (CLZ) answers, and an EIP-7702 transaction delegates an account', async (t) => {
+  await withNetwork({}, async (config, wallet) => {
+    t.deepEqual([config.pragueTime, config.osakaTime], [0, 0]);
+    const zeros = await deploy(wallet, LEADING_ZEROS);
+    t.is(await zeros.leadingZeros!(1n), 255n);
+    t.is(await zeros.leadingZeros!(2n ** 255n), 0n);
+
+    const greeter = await deploy(wallet, GREETER);
+    const provider = wallet.provider as JsonRpcProvider;
+    const account = new Wallet(keyHex(1), provider);
+    // The account authorizes the delegation; the sponsor (wallet) sends and pays for the type-4 transaction.
+    const authorization = await account.authorize({ address: await greeter.getAddress(), nonce: await provider.getTransactionCount(account.address), chainId: CHAIN_ID });
+    const data = greeter.interface.encodeFunctionData('greet');
+    const sent = await wallet.sendTransaction({ type: 4, to: account.address, data, authorizationList: [authorization], gasLimit: 200_000n });
+    const receipt = await within(30_000, 'set-code transaction', sent.wait());
+    t.is(receipt?.status, 1);
+    t.is(await provider.getCode(account.address), `0xef0100${(await greeter.getAddress()).slice(2).toLowerCase()}`);
+    const asGreeter = new Contract(account.address, GREETER.abi as unknown as InterfaceAbi, provider);
+    t.is(await asGreeter.greetings!(), 1n, "the delegated code ran with the account's storage");
+    const event = greeter.interface.parseLog(receipt!.logs[0]!);
+    t.deepEqual([event?.name, event?.args[0], event?.args[1]], ['Greeted', account.address, wallet.address]);
+    const tx = await provider.send('eth_getTransactionByHash', [sent.hash]);
+    t.is(tx.type, '0x4');
+    t.is(tx.authorizationList.length, 1);
+    t.is(tx.authorizationList[0].address.toLowerCase(), (await greeter.getAddress()).toLowerCase());
+  });
+});
+
 test('--fork london: the cancun bytecode is refused as on a London chain', async (t) => {
   await withNetwork({ fork: 'london' }, async (config, wallet) => {
     t.is(config.shanghaiTime, undefined);
@@ -54,6 +90,6 @@ test('--fork london: the cancun bytecode is refused as on a London chain', async
 
 test('--fork names a fork this node runs, or the network does not start', async (t) => {
   await t.throwsAsync(startNetwork({ validators: '1', 'data-path': mkdtempSync(join(tmpdir(), 'qbft-lab-fork-')), 'base-port': '0', fork: 'frontier2' }, Date.now()), {
-    message: /--fork: 'frontier2' must be one of london, shanghai, cancun/,
+    message: /--fork: 'frontier2' must be one of london, shanghai, cancun, prague, osaka/,
   });
 });
