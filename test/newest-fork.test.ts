@@ -71,6 +71,13 @@ test('the generated genesis runs Osaka: a contract compiled for osaka (CLZ) answ
     t.is(await asGreeter.greetings!(), 1n, "the delegated code ran with the account's storage");
     const event = greeter.interface.parseLog(receipt!.logs[0]!);
     t.deepEqual([event?.name, event?.args[0], event?.args[1]], ['Greeted', account.address, wallet.address]);
+    // eth_config (EIP-7910) as Besu answers on a PoA chain: Osaka's precompiles, Prague's blob
+    // figures (no blobSchedule entry for Osaka), and no system contracts (Besu's PoA specs call none).
+    const config7910 = await provider.send('eth_config', []);
+    t.is(config7910.current.precompiles.P256VERIFY, '0x0000000000000000000000000000000000000100');
+    t.is(config7910.current.precompiles.BLS12_PAIRING_CHECK, '0x000000000000000000000000000000000000000f');
+    t.deepEqual(config7910.current.blobSchedule, { baseFeeUpdateFraction: 5007716, max: 9, target: 6 });
+    t.is(config7910.current.systemContracts, undefined);
     const tx = await provider.send('eth_getTransactionByHash', [sent.hash]);
     t.is(tx.type, '0x4');
     t.is(tx.authorizationList.length, 1);

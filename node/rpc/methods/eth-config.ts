@@ -9,15 +9,17 @@
  *   (Besu prints whichever the fork is scheduled by).
  * - `forkId` (EIP-2124): CRC-32 of the genesis hash updated with every fork activation up to the
  *   fork, block numbers first, then timestamps after the genesis time.
- * - `blobSchedule`: Cancun's 3/6 and update fraction 3338477; before Cancun Besu reports the
- *   default blob gas limit (max 6) with target 0 and fraction 0.
- * - Forks after Cancun are refused with an internal error: this node cannot run them, and their
- *   system contracts are not modelled.
+ * - `blobSchedule`: the fork's blob figures (its genesis `blobSchedule` entry, else the default);
+ *   before Cancun Besu reports the default blob gas limit (max 6) with target 0 and fraction 0.
+ * - `precompiles`: Besu's registry names; Prague adds the BLS12-381 ones, Osaka P256VERIFY.
+ * - `systemContracts`: the pre-execution and request contracts the spec calls. Besu's specs for
+ *   Clique, IBFT 2.0 and QBFT call none (FrontierPreExecutionProcessor, no request processors),
+ *   so BFT chains report none; other chains get the beacon roots contract from Cancun on.
  */
+import { paramsBlock } from '@ethereumjs/block';
 import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
 import { forkIdAtHead, forkScheduleOf } from '../../p2p/fork-id.ts';
 import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from '../../chain/genesis.ts';
-import { rpcErrorWithReason } from '../errors.ts';
 import type { NodeApi } from '../node-api.ts';
 import type { RpcMethodSpec } from '../registry.ts';
 
@@ -63,12 +65,33 @@ const PRECOMPILES: Array<[string, number, string]> = [
   ['BN254_PAIRING', 8, 'byzantium'],
   ['BLAKE2F', 9, 'istanbul'],
   ['KZG_POINT_EVALUATION', 10, 'cancun'],
+  ['BLS12_G1ADD', 0x0b, 'prague'],
+  ['BLS12_G1MSM', 0x0c, 'prague'],
+  ['BLS12_G2ADD', 0x0d, 'prague'],
+  ['BLS12_G2MSM', 0x0e, 'prague'],
+  ['BLS12_PAIRING_CHECK', 0x0f, 'prague'],
+  ['BLS12_MAP_FP_TO_G1', 0x10, 'prague'],
+  ['BLS12_MAP_FP2_TO_G2', 0x11, 'prague'],
+  ['P256VERIFY', 0x100, 'osaka'],
 ];
+
+const BLOB_GAS_PER_BLOB = 131_072n;
+
+/** The fork's blob figures as its Common computes them (genesis blobSchedule over the defaults). */
+function blobScheduleOf(api: NodeApi, fork: Milestone): { baseFeeUpdateFraction: number; max: number; target: number } {
+  if (!atLeast(fork.name, 'cancun')) return { baseFeeUpdateFraction: 0, max: 6, target: 0 };
+  const c = api.node.common.copy();
+  c.updateParams(paramsBlock); // the blob figures are the block library's parameters
+  c.setHardfork(fork.name);
+  return {
+    baseFeeUpdateFraction: Number(c.param('blobGasPriceUpdateFraction')),
+    max: Number(c.param('maxBlobGasPerBlock') / BLOB_GAS_PER_BLOB),
+    target: Number(c.param('targetBlobGasPerBlock') / BLOB_GAS_PER_BLOB),
+  };
+}
 
 function forkConfig(api: NodeApi, fork: Milestone): Record<string, unknown> {
   const genesis = api.node.config.genesis;
-  if (rank(fork.name) > rank('cancun'))
-    throw rpcErrorWithReason('INTERNAL_ERROR', `${fork.name} is scheduled, and forks after Cancun are not supported by this node`);
   const cancun = atLeast(fork.name, 'cancun');
   const precompiles = Object.fromEntries(
     PRECOMPILES.filter(([, , since]) => atLeast(fork.name, since))
@@ -77,12 +100,13 @@ function forkConfig(api: NodeApi, fork: Milestone): Record<string, unknown> {
   );
   const config: Record<string, unknown> = {
     activationTime: fork.value,
-    blobSchedule: cancun ? { baseFeeUpdateFraction: 3338477, max: 6, target: 3 } : { baseFeeUpdateFraction: 0, max: 6, target: 0 },
+    blobSchedule: blobScheduleOf(api, fork),
     chainId: `0x${genesis.chainId.toString(16)}`,
     forkId: forkIdAt(genesis, api.node.chain.genesis.hash, fork),
     precompiles,
   };
-  if (cancun) config.systemContracts = { BEACON_ROOTS_ADDRESS: '0x000f3df6d732807ef1319fb7b8bb8522d0beac02' };
+  // Non-BFT chains after Prague are refused by the engine, so only the beacon roots contract remains.
+  if (cancun && genesis.consensus === 'ethash') config.systemContracts = { BEACON_ROOTS_ADDRESS: '0x000f3df6d732807ef1319fb7b8bb8522d0beac02' };
   return config;
 }
 
