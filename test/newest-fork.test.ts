@@ -63,7 +63,11 @@ test('the generated genesis runs Osaka: a contract compiled for osaka (CLZ) answ
     // The account authorizes the delegation; the sponsor (wallet) sends and pays for the type-4 transaction.
     const authorization = await account.authorize({ address: await greeter.getAddress(), nonce: await provider.getTransactionCount(account.address), chainId: CHAIN_ID });
     const data = greeter.interface.encodeFunctionData('greet');
-    const sent = await wallet.sendTransaction({ type: 4, to: account.address, data, authorizationList: [authorization], gasLimit: 200_000n });
+    // eth_estimateGas applies the authorization before running the call (without it the call
+    // would hit an empty account and the estimate would be too low for the delegated code).
+    const estimate = await provider.estimateGas({ type: 4, from: wallet.address, to: account.address, data, authorizationList: [authorization] });
+    t.true(estimate > 21_000n + 25_000n + 20_000n, `estimate ${estimate} covers the authorization and the SSTORE`);
+    const sent = await wallet.sendTransaction({ type: 4, to: account.address, data, authorizationList: [authorization] });
     const receipt = await within(30_000, 'set-code transaction', sent.wait());
     t.is(receipt?.status, 1);
     t.is(await provider.getCode(account.address), `0xef0100${(await greeter.getAddress()).slice(2).toLowerCase()}`);

@@ -327,8 +327,8 @@ export interface CallObject {
   chainId?: bigint;
   accessList?: AccessListEntryParam[];
   blobVersionedHashes?: Hex[];
-  /** EIP-7702 authorizations, passed through unvalidated. */
-  authorizationList?: unknown[];
+  /** EIP-7702 authorizations (chainId, address, nonce, yParity or v, r, s). */
+  authorizationList?: AuthorizationParam[];
   strict?: boolean;
 }
 
@@ -348,6 +348,42 @@ function parseBytes32Padded(x: unknown, type: RpcErrorTypeName): Hex {
   const h = rawHex(x, 32, false);
   if (h === undefined) fail(type);
   return `0x${h}`;
+}
+
+export interface AuthorizationParam {
+  chainId: bigint;
+  address: Hex;
+  nonce: bigint;
+  yParity: number;
+  r: bigint;
+  s: bigint;
+}
+
+/** At most this many tuples in one call object (a transaction this large would not fit a block). */
+const MAX_AUTHORIZATIONS = 4096;
+
+function parseAuthorizationList(x: unknown, type: RpcErrorTypeName): AuthorizationParam[] {
+  if (!Array.isArray(x) || x.length > MAX_AUTHORIZATIONS) fail(type);
+  return x.map((entry) => {
+    if (!isPlainObject(entry)) fail(type);
+    const field = (key: string) => {
+      const v = member(entry, key);
+      if (v === undefined || v === null) fail(type);
+      return v;
+    };
+    const parity = member(entry, 'yParity') ?? member(entry, 'v');
+    if (parity === undefined || parity === null) fail(type);
+    const yParity = parseQuantity(parity, type);
+    if (yParity > 1n) fail(type);
+    return {
+      chainId: parseQuantity(field('chainId'), type),
+      address: parseAddress(field('address'), type),
+      nonce: parseQuantity(field('nonce'), type),
+      yParity: Number(yParity),
+      r: parseQuantity(field('r'), type),
+      s: parseQuantity(field('s'), type),
+    };
+  });
 }
 
 function parseAccessList(x: unknown, type: RpcErrorTypeName): AccessListEntryParam[] {
@@ -406,10 +442,7 @@ export function parseCallObject(x: unknown, type: RpcErrorTypeName = 'INVALID_CA
     return v.map((h) => parseHash32(h, t));
   });
   if (blobs !== undefined) out.blobVersionedHashes = blobs;
-  const auth = opt('authorizationList', (v, t) => {
-    if (!Array.isArray(v)) fail(t);
-    return v as unknown[];
-  });
+  const auth = opt('authorizationList', parseAuthorizationList);
   if (auth !== undefined) out.authorizationList = auth;
   const strict = opt('strict', parseBoolean);
   if (strict !== undefined) out.strict = strict;

@@ -48,6 +48,7 @@ export function toCallRequest(c: CallObject): CallRequest {
     data: c.input,
     nonce: c.nonce,
     accessList: c.accessList,
+    authorizationList: c.authorizationList,
     strict: c.strict,
     chainId: c.chainId,
   };

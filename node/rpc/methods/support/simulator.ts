@@ -30,6 +30,7 @@ import { bytesToHex, type Hex } from '../../../crypto/bytes.ts';
 import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
+import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
 
 export interface AccessListEntry {
   address: Hex;
@@ -51,6 +52,8 @@ export interface CallRequest {
   data?: Uint8Array;
   nonce?: bigint;
   accessList?: AccessListEntry[];
+  /** EIP-7702 tuples: applied before the call, as a set-code transaction applies them. */
+  authorizationList?: Authorization[];
   strict?: boolean;
   chainId?: bigint;
 }
@@ -396,7 +399,16 @@ export class TransactionSimulator {
           message: `tx max fee per blob gas less than block blob gas fee: address ${sender.toLowerCase()} blobGasFeeCap: ${weiHumanReadable(maxFeePerBlobGas)}, blobBaseFee: ${weiHumanReadable(blobBaseFee)}`,
         };
     }
-    const intrinsic = intrinsicGas(common, data, isCreate, req.accessList ?? []);
+    const authorizations = common.isActivatedEIP(7702) ? (req.authorizationList ?? []) : [];
+    const intrinsic = intrinsicGas(common, data, isCreate, req.accessList ?? []) + PER_EMPTY_ACCOUNT_COST * BigInt(authorizations.length);
+    // EIP-7623: calldata pays at least the floor; a gas limit below it is as invalid as one below the intrinsic cost
+    const floor = calldataFloorGas(common, data);
+    if (floor > gasLimit)
+      return {
+        kind: 'invalid',
+        reason: 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
+        message: `intrinsic gas cost ${floor > intrinsic ? floor : intrinsic} exceeds gas limit ${gasLimit}`,
+      };
     if (intrinsic > gasLimit)
       return {
         kind: 'invalid',
@@ -438,6 +450,7 @@ export class TransactionSimulator {
     await vm.evm.journal.putAccount(senderAddr, acc);
 
     const ctx = this.contextBlock(common, b, baseFee);
+    const delegationRefund = authorizations.length > 0 ? await applyAuthorizations(vm, common, authorizations, sender, nonce + 1n) : 0n;
     this.chainLookup.parent = b.number > 0n ? { number: b.number - 1n, hash: b.parentHash } : undefined;
     const journal = vm.evm.journal;
     await journal.cleanup();
@@ -496,9 +509,9 @@ export class TransactionSimulator {
     if (success) {
       const quotient = common.isActivatedEIP(3529) ? 5n : 2n;
       const cap = gasUsedBeforeRefund / quotient;
-      refund = min(ex.gasRefund ?? 0n, cap);
+      refund = min((ex.gasRefund ?? 0n) + delegationRefund, cap);
     }
-    const gasUsed = gasUsedBeforeRefund - refund;
+    const gasUsed = max(gasUsedBeforeRefund - refund, floor);
     let halt: string | undefined;
     let revertData: Uint8Array | undefined;
     if (error === 'revert') revertData = ex.returnValue;
@@ -688,11 +701,23 @@ function haltingOpcode(ex: EVMResult['execResult']): number | undefined {
   return rs.code[rs.programCounter];
 }
 
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
 function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
 
 /** Intrinsic gas of a transaction-like call (Besu GasCalculator.transactionIntrinsicGasCost). */
+/** EIP-7623's calldata floor (0 before Prague): 21000 + 10 per token, a zero byte one token, any other four. */
+export function calldataFloorGas(common: Common, data: Uint8Array): bigint {
+  if (!common.isActivatedEIP(7623)) return 0n;
+  let tokens = 0n;
+  for (const byte of data) tokens += byte === 0 ? 1n : 4n;
+  return 21_000n + 10n * tokens;
+}
+
 export function intrinsicGas(common: Common, data: Uint8Array, isCreate: boolean, accessList: AccessListEntry[]): bigint {
   let gas = 21_000n;
   const istanbul = common.gteHardfork('istanbul');
