@@ -7,7 +7,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
 import { parseExtraDataType, rlpDecode, rlpEncode } from '../node/cli/rlp-command.ts';
-import { GenesisError, loadGenesisFile } from '../node/chain/genesis.ts';
+import { GenesisError } from '../node/chain/genesis.ts';
+import { loadGenesisFile } from '../node/cli/genesis-file.ts';
 import { SCENARIOS, findScenario } from '../scenarios/index.ts';
 // The simulator, the EVM and the fuzzer load on first use, so that `help` and listings start fast.
 import type { RunResult } from '../sim/scenario-runner.ts';

@@ -8,7 +8,7 @@ import { bytesToHex, concatBytes, hexToBytes, intToBytes, utf8ToBytes } from '..
 import { keccak256 } from '../node/crypto/keccak.ts';
 import { privateKeyToAddress, publicKeyOf } from '../node/crypto/secp256k1.ts';
 import { decodeExtraData } from '../node/chain/extra-data.ts';
-import { loadGenesisFile } from '../node/chain/genesis.ts';
+import { loadGenesisFile } from '../node/cli/genesis-file.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { loadOrCreateNodeKey, openLiveNodeCore } from '../node/cli/live-node.ts';
 import { UsageError } from '../node/cli/usage-error.ts';

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { bytesToHex, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import { keccak256 } from '../crypto/keccak.ts';
 import { createCommonFromGenesis } from './common.ts';
-import { GenesisError, loadGenesisFile, parseGenesis, type Genesis } from './genesis.ts';
+import { GenesisError, parseGenesis, type Genesis } from './genesis.ts';
+import { loadGenesisFile } from '../cli/genesis-file.ts';
 import { formatGenesisReport, inspectGenesis } from './genesis-inspect.ts';
 import { createGenesisBlock, createGenesisStateManager, genesisBlockHash, genesisStateRoot, writeGenesisState } from './genesis-state.ts';
 

@@ -2,7 +2,8 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { bytesToHex } from '../crypto/bytes.ts';
 import { decodeExtraData } from './extra-data.ts';
-import { GenesisError, loadGenesisFile, parseGenesis } from './genesis.ts';
+import { GenesisError, parseGenesis } from './genesis.ts';
+import { loadGenesisFile } from '../cli/genesis-file.ts';
 
 const DOCS_FILE = new URL('./testdata/besu-docs-qbft-genesis.json', import.meta.url).pathname;
 const docsJson = () => JSON.parse(readFileSync(DOCS_FILE, 'utf8')) as Record<string, any>;

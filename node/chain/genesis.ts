@@ -6,7 +6,6 @@
  * QbftFork.java, QbftForksSchedulesFactory.java, ProtocolScheduleBuilder.validateForkOrder).
  * Every rejected value raises a GenesisError naming the field.
  */
-import { readFileSync } from 'node:fs';
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 
 export class GenesisError extends Error {
@@ -539,12 +538,3 @@ export function withConfig(genesis: Genesis, rawConfig: unknown): Genesis {
   return { ...genesis, chainId: parseChainId(config), config, consensus: consensusOf(config), qbft: parseQbftOptions(config.qbft), transitions: parseTransitions(config), forkBlocks, forkTimestamps, blobSchedule: parseBlobSchedule(config) };
 }
 
-export function loadGenesisFile(path: string): Genesis {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new GenesisError('(file)', `cannot be read: ${(err as Error).message}`);
-  }
-  return parseGenesis(text);
-}
