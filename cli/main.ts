@@ -43,6 +43,10 @@ Usage:
   qbft-lab bugs list [--json]
   qbft-lab bugs check [ID...] [--json] [--junit FILE]
   qbft-lab genesis inspect --genesis-file F [--json]
+  qbft-lab check --genesis-file F [--duration D] [--seed N] [--json] [--report-dir DIR]
+                 (fault battery sized to your genesis: f crashed, proposer crash, partition, wiped restart, votes, each transition)
+  qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--at-block B] [--restart-window D] [--stragglers K]
+                    [--left-behind NODE,...|COUNT] [--seed N] [--json] [--report-dir DIR]   (verdict ok|stall|fork|forked-off)
   qbft-lab operator generate-blockchain-config --config-file F --to DIR [--genesis-file-name N]
                    [--private-key-file-name N] [--public-key-file-name N]   (Besu's; keys + genesis)
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
@@ -59,8 +63,9 @@ Known-bug switches (simulation only): 'bugs list' names them, 'bugs check' shows
 failing with its switch on and passing with it off, 'fuzz --bug ID' hunts one with the switch on
 (exit 0 when the campaign finds it, 1 when it does not).
 
-Exit status: 0 when every run is ok; 1 when a run fails its checks, 'fuzz --bug' does not find its bug or
-'bugs check' cannot show a bug; 2 on a usage error or a --junit FILE that cannot be written.`;
+Exit status: 0 when every run is ok; 1 when a run fails its checks, 'fuzz --bug' does not find its bug,
+'bugs check' cannot show a bug, a 'check' case fails or 'rehearse' ends in stall, fork or forked-off;
+2 on a usage error or a --junit FILE that cannot be written.`;
 
 interface Io {
   out(text: string): void;
@@ -262,6 +267,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return await (await import('./teach-command.ts')).teachCommand(args, io, parse, wallClock);
       case 'genesis':
         return await genesisCommand(args, io);
+      case 'check':
+        return await (await import('./check-command.ts')).checkCommand(args, io, wallClock);
+      case 'rehearse':
+        return await (await import('./rehearse-command.ts')).rehearseCommand(args, io, wallClock);
       case 'network': {
         const split = args.indexOf('--');
         const nodeArgs = split >= 0 ? args.slice(split + 1) : [];
