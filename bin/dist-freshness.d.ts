@@ -1,5 +1,6 @@
 // Types of dist-freshness.js (plain JavaScript, so that bin/qbft-lab.js can run it before tsx).
 export declare const SOURCE_DIRS: readonly string[];
+export declare const SOURCE_FILES: readonly string[];
 export declare const BUILD_CONFIG_FILES: readonly string[];
 export declare const DIST_DIR: string;
 export declare const STAMP_FILE: string;

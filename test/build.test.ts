@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILD_CONFIG_FILES, DIST_DIR, SOURCE_DIRS, STAMP_FILE, distIsFresh, readStamp, sameSources, sourceSnapshot } from '../bin/dist-freshness.js';
+import { BUILD_CONFIG_FILES, DIST_DIR, SOURCE_DIRS, SOURCE_FILES, STAMP_FILE, distIsFresh, readStamp, sameSources, sourceSnapshot } from '../bin/dist-freshness.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const STALE_NOTE = /^qbft-lab: dist\/ is missing or older than the sources/;
@@ -111,7 +111,7 @@ test('bin/qbft-lab.js runs dist/ when fresh, else the sources through tsx with a
 async function packageCopy(t: ExecutionContext): Promise<string> {
   const root = scratchDir(t, 'package-');
   const sourcesBefore = sourceSnapshot(ROOT);
-  for (const entry of [...SOURCE_DIRS, ...BUILD_CONFIG_FILES, 'bin', 'scripts', 'package.json']) {
+  for (const entry of [...SOURCE_DIRS, ...SOURCE_FILES, ...BUILD_CONFIG_FILES, 'bin', 'scripts', 'package.json']) {
     cpSync(join(ROOT, entry), join(root, entry), { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
   }
   const builtFromCopied = sameSources(readStamp(join(ROOT, DIST_DIR)), sourcesBefore) && sameSources(sourceSnapshot(ROOT), sourcesBefore);
