@@ -46,7 +46,8 @@ Usage:
   qbft-lab check --genesis-file F [--duration D] [--seed N] [--json] [--report-dir DIR]
                  (fault battery sized to your genesis: f crashed, proposer crash, partition, wiped restart, votes, each transition)
   qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--at-block B] [--restart-window D] [--stragglers K]
-                    [--left-behind NODE,...|COUNT] [--seed N] [--json] [--report-dir DIR]   (verdict ok|stall|fork|forked-off)
+                    [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed N] [--json] [--report-dir DIR]
+                    (verdict ok|stall|fork|forked-off)
   qbft-lab operator generate-blockchain-config --config-file F --to DIR [--genesis-file-name N]
                    [--private-key-file-name N] [--public-key-file-name N]   (Besu's; keys + genesis)
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]

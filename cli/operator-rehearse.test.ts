@@ -49,14 +49,16 @@ test('rehearse: one node left on the old genesis exits 1, forked off; --json and
   t.true(existsSync(join(dir, html.replace(/\.html$/, '.jsonl'))));
 });
 
-test('rehearse: a transition already passed and a set without a quorum exit 1 with verdict stall; a split exits 1 with fork', async (t) => {
+test('rehearse: a transition already passed exits 1 with fork (stall with --node-checks qbft-lab), a set without a quorum with stall, a split with fork', async (t) => {
   const run = async (...args: string[]) => {
     const io = captureIo();
     const code = await rehearseCommand(['--genesis-file', f('old.json'), '--restart-window', '4s', '--json', ...args], io);
     return { code, r: JSON.parse(io.stdout) };
   };
   const passed = await run('--new-genesis', f('new-reward-at-5.json'));
-  t.deepEqual([passed.code, passed.r.verdict, passed.r.block], [1, 'stall', 11]);
+  t.deepEqual([passed.code, passed.r.verdict, passed.r.block, passed.r.nodes], [1, 'fork', 5, ['o0']]);
+  const refused = await run('--new-genesis', f('new-reward-at-5.json'), '--node-checks', 'qbft-lab');
+  t.deepEqual([refused.code, refused.r.verdict, refused.r.block], [1, 'stall', 11]);
   const noQuorum = await run('--new-genesis', f('new-validators-no-quorum.json'));
   t.deepEqual([noQuorum.code, noQuorum.r.verdict, noQuorum.r.block], [1, 'stall', 20]);
   const split = await run('--new-genesis', f('new-single-validator.json'), '--left-behind', 'v0,v1,v3');
@@ -76,6 +78,7 @@ test('rehearse: a new chain, bad options and unreadable files are usage errors o
     await usageError(rehearseCommand([...base, '--bogus'], captureIo())),
     await usageError(rehearseCommand([...base, 'extra'], captureIo())),
     await usageError(rehearseCommand(['--genesis-file', f('missing.json'), '--new-genesis', f('new-reward-at-20.json')], captureIo())),
+    await usageError(rehearseCommand([...base, '--node-checks', 'geth'], captureIo())),
   ];
   t.regex(messages[0], /new-chain-id\.json: not a transitions change: a new genesis means a new chain/);
   t.regex(messages[1], /--genesis-file and --new-genesis are required/);
@@ -87,6 +90,7 @@ test('rehearse: a new chain, bad options and unreadable files are usage errors o
   t.regex(messages[7], /Unknown option '--bogus'/);
   t.regex(messages[8], /unexpected argument 'extra'/);
   t.regex(messages[9], /--genesis-file .*missing\.json: cannot be read/);
+  t.regex(messages[10], /--node-checks: 'geth' must be besu .* or qbft-lab/);
   for (const m of messages) t.false(m.includes('\n'), m);
 });
 

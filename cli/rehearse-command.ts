@@ -17,7 +17,7 @@ import { parseDurationMs } from './durations.ts';
 import { formatTable } from './format.ts';
 
 export const REHEARSE_USAGE =
-  'qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--stragglers K] [--restart-window D] [--at-block B] [--left-behind NODE,...|COUNT] [--seed S] [--json] [--report-dir DIR]';
+  'qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--stragglers K] [--restart-window D] [--at-block B] [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed S] [--json] [--report-dir DIR]';
 
 function wholeNumber(text: string | undefined, flag: string, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -55,6 +55,11 @@ export function formatRehearsalReport(r: RehearsalReport): string {
   return lines.join('\n');
 }
 
+function nodeChecksOption(text: string | undefined): 'besu' | 'qbft-lab' {
+  if (text === undefined || text === 'besu' || text === 'qbft-lab') return text ?? 'besu';
+  throw new UsageError(`--node-checks: '${text}' must be besu (nodes start whatever the new genesis does to their stored blocks, as Besu's do) or qbft-lab (they refuse, as qbft-lab's node does)`);
+}
+
 export async function rehearseCommand(args: string[], io: CommandIo, wallClock: () => number = () => performance.now()): Promise<number> {
   const { values } = parseStrict(
     args,
@@ -65,6 +70,7 @@ export async function rehearseCommand(args: string[], io: CommandIo, wallClock: 
       'restart-window': { type: 'string' },
       'at-block': { type: 'string' },
       'left-behind': { type: 'string' },
+      'node-checks': { type: 'string' },
       seed: { type: 'string' },
       json: { type: 'boolean' },
       'report-dir': { type: 'string' },
@@ -83,6 +89,7 @@ export async function rehearseCommand(args: string[], io: CommandIo, wallClock: 
     restartWindowMs: restartWindow === undefined ? undefined : parseDurationMs(restartWindow, '--restart-window'),
     leftBehind: leftBehindOption(values['left-behind'] as string | undefined),
     seed: parseSeedOption(values.seed as string | undefined),
+    nodeChecks: nodeChecksOption(values['node-checks'] as string | undefined),
   };
   const old = await readOperatorGenesisFile(oldFile, '--genesis-file');
   const next = await readOperatorGenesisFile(newFile, '--new-genesis');

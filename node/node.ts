@@ -55,6 +55,12 @@ export interface NodeConfig {
   sharedExecution?: { store: TrieNodeStore; memo?: ExecutionMemo };
   /** Known-bug switches (simulation only; the live node refuses them). */
   bugs?: BugSwitches;
+  /**
+   * A new genesis configuration that changes the rules of stored blocks: 'refuse' (the default)
+   * stops the start with StoredHistoryError; 'warn' logs it and starts, as Besu does (it does not
+   * compare), so its stored history may no longer match what a node syncing from genesis computes.
+   */
+  storedHistoryCheck?: 'refuse' | 'warn';
 }
 
 export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };
@@ -303,7 +309,9 @@ export class QbftNode {
     if (raw !== undefined && head > 0) {
       const before = withConfig(this.config.genesis, JSON.parse(new TextDecoder().decode(raw)));
       const change = firstRulesChange(before, this.config.genesis, head, (n) => this.chain.canonicalAt(n)!);
-      if (change) throw new StoredHistoryError(change, head);
+      if (change && this.config.storedHistoryCheck === 'warn')
+        this.runtime.log.log('warn', 'the genesis configuration changes the rules of stored blocks; starting anyway', { block: change.block, change: change.what, head });
+      else if (change) throw new StoredHistoryError(change, head);
     }
     await store.write([{ key: STORED_CONFIG_KEY, value: new TextEncoder().encode(JSON.stringify(this.config.genesis.config)) }]);
   }

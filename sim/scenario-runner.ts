@@ -233,6 +233,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     wireLayout: s.wireLayout,
     bugs,
     behaviours: new Map(Object.entries(opts.behaviours ?? {})),
+    storedHistoryCheck: s.storedHistoryCheck,
   });
   opts.onWorld?.(world);
 

@@ -101,6 +101,11 @@ export interface Scenario {
   misconfigured?: Array<{ node: string; transitions: TransitionStep[] }>;
   /** Known-bug switches the nodes run with (ids from node/bugs/bug-switches.ts; see `qbft-lab bugs list`). */
   bugs?: string[];
+  /**
+   * A node restarted with a genesis that changes its stored blocks' rules: 'refuse' (qbft-lab's
+   * default) keeps it down; 'warn' starts it anyway, as Besu does.
+   */
+  storedHistoryCheck?: 'refuse' | 'warn';
   durationMs: number;
   steps: Step[];
   expect: Expectation[];
@@ -135,6 +140,7 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
   if (!Number.isInteger(s.durationMs) || (s.durationMs as number) <= 0 || (s.durationMs as number) > 7 * 24 * 3600_000) fail('durationMs', 'must be a positive integer (at most a week)');
   if (s.seed !== undefined && !Number.isSafeInteger(s.seed)) fail('seed', 'must be an integer');
   if (s.bugs !== undefined && (!Array.isArray(s.bugs) || !s.bugs.every(isBugId))) fail('bugs', `must be an array of bug ids (${BUG_IDS.join(', ')})`);
+  if (s.storedHistoryCheck !== undefined && s.storedHistoryCheck !== 'refuse' && s.storedHistoryCheck !== 'warn') fail('storedHistoryCheck', "must be 'refuse' or 'warn'");
   if (!Array.isArray(s.steps)) fail('steps', 'must be an array');
   if ((s.steps as unknown[]).length > 10_000) fail('steps', 'has more than 10000 entries');
   (s.steps as unknown[]).forEach((step, i) => {

@@ -59,6 +59,8 @@ export interface WorldOptions {
   bugs?: BugSwitches;
   /** Byzantine behaviours beyond the built-in ones, by name (the library's extension point). */
   behaviours?: ReadonlyMap<string, Behaviour>;
+  /** How nodes treat a new genesis that changes stored blocks' rules (NodeConfig.storedHistoryCheck). */
+  storedHistoryCheck?: 'refuse' | 'warn';
 }
 
 export interface SimNode {
@@ -209,6 +211,7 @@ export class World {
           bugs: this.options.bugs,
           minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
           sharedExecution: { store: this.stateStore, memo: this.memoFor(sim.genesis) },
+          storedHistoryCheck: this.options.storedHistoryCheck,
         },
         runtime,
       );

@@ -58,8 +58,8 @@ export class ChainObserver {
     if (!n) return;
     switch (line.kind) {
       case 'block-imported':
-        if (line.status === 'head' && !n.chain.has(line.number)) {
-          n.chain.set(line.number, { hash: line.hash, atMs });
+        if (line.status === 'head') {
+          if (!n.chain.has(line.number)) n.chain.set(line.number, { hash: line.hash, atMs });
           n.head = Math.max(n.head, line.number);
         }
         break;
@@ -69,6 +69,9 @@ export class ChainObserver {
       case 'node-started':
         n.up = true;
         n.rejected = undefined;
+        // A wiped data directory: the node starts again from the genesis (what it had is kept in
+        // `chain`, for the heads it had before).
+        if (line.wiped) n.head = 0;
         n.startedAtMs.push(atMs);
         break;
       case 'node-start-refused':

@@ -18,7 +18,8 @@ export interface RehearsedNode {
   name: string;
   /** Which genesis it was restarted with. */
   genesis: 'new' | 'old';
-  role: 'on time' | 'straggler' | 'left behind';
+  /** 'fresh sync': a non-validator that joins after the restarts with an empty data directory and NEW. */
+  role: 'on time' | 'straggler' | 'left behind' | 'fresh sync';
   restartMs: number;
 }
 
@@ -41,6 +42,8 @@ export interface VerdictContext {
   requestTimeoutMs: number;
   /** Quiet time at the end that counts as a stall even past requiredHeight. */
   stallAfterMs: number;
+  /** The height the network had when it was stopped: blocks at or below it are history. */
+  historyHeight: number;
 }
 
 /** A node this many blocks or more behind the tip at the end is not on the chain. */
@@ -51,6 +54,7 @@ export function seconds(ms: number): string {
 }
 
 function describeNode(n: RehearsedNode): string {
+  if (n.role === 'fresh sync') return `${n.name} (syncing from genesis with the new genesis)`;
   return n.genesis === 'old' ? `${n.name} (old genesis)` : n.role === 'straggler' ? `${n.name} (new genesis, late)` : `${n.name} (new genesis)`;
 }
 
@@ -97,6 +101,20 @@ export function judgeRehearsal(observer: ChainObserver, ctx: VerdictContext): Re
     const atMs = Math.max(...fork.sides.map((s) => s.atMs));
     const detail = fork.sides.map((s) => `${s.nodes.map((n) => describeNode(plan.get(n)!)).join(', ')} imported ${s.hash.slice(0, 12)}…`).join('; ');
     return { verdict: 'fork', block: fork.height, nodes: fork.sides.flatMap((s) => s.nodes).sort(), detail: `two chains from block ${fork.height}: ${detail}`, sides: fork.sides.map(({ hash, nodes }) => ({ hash, nodes })), atMs };
+  }
+  // The history itself no longer matches the new genesis: a node that syncs it from block 1 under
+  // the new rules rejects one of the blocks the network had made before the change.
+  const runningTip = Math.max(0, ...ctx.nodes.filter((n) => n.role !== 'fresh sync').map((n) => observer.nodes.get(n.name)?.head ?? 0));
+  for (const n of ctx.nodes) {
+    const h = n.role === 'fresh sync' ? observer.nodes.get(n.name) : undefined;
+    if (!h?.rejected || h.rejected.number > ctx.historyHeight) continue;
+    return {
+      verdict: 'fork',
+      block: h.rejected.number,
+      nodes: [n.name],
+      detail: `the chain's history forks from the new genesis at block ${h.rejected.number}: ${describeNode(n)} rejects it (${h.rejected.reason.slice(0, 200)}); the running nodes, which do not re-check stored blocks, went on to block ${runningTip}, but no node can join or resync from genesis with the new file`,
+      atMs: h.rejected.atMs,
+    };
   }
   let tip = 0;
   let lastImportMs = 0;

@@ -35,27 +35,42 @@ test('a transition above the head is ok: every node restarts with it and the cha
     ['v1', 'new', 10, 'up'],
     ['v2', 'new', 10, 'up'],
     ['v3', 'new', 10, 'up'],
+    ['o0', 'new', 10, 'up'],
   ]);
   t.true(r.nodeTable.every((n) => n.head >= r.requiredHeight), JSON.stringify(r.nodeTable));
   t.true(r.timeline.some((e) => e.text.startsWith('block 20, the first under: transition at 20 added')));
 });
 
-test('a transition at a block already passed: every node refuses to start, the chain stalls', async (t) => {
-  const passed = await rehearse('new-reward-at-5.json');
-  t.is(passed.verdict, 'stall', passed.detail);
-  t.is(passed.block, 11);
-  t.deepEqual(passed.nodes, ['v0', 'v1', 'v2', 'v3']);
-  t.deepEqual(passed.nodeTable.map((n) => n.status), ['refused', 'refused', 'refused', 'refused']);
-  t.regex(passed.detail, /v0, v1, v2, v3 refused to start: the new genesis changes the rules of stored block 5 \(blockReward 0 -> 1000000000000000000\), at or below the head 10/);
+test('a transition at a block already passed: the history forks from the new genesis there (Besu nodes start and go on; a node syncing from genesis rejects the block)', async (t) => {
+  const besu = await rehearse('new-reward-at-5.json');
+  t.is(besu.verdict, 'fork', besu.detail);
+  t.is(besu.block, 5);
+  t.deepEqual(besu.nodes, ['o0']);
+  t.regex(besu.detail, /history forks from the new genesis at block 5: o0 \(syncing from genesis with the new genesis\) rejects it \(execution: INVALID_STATE_ROOT/);
+  t.deepEqual(besu.nodeTable.map((n) => n.status), ['up', 'up', 'up', 'up', 'up']);
   // The same reward stopped earlier (at block 3, the transition still ahead) is ok.
   t.is((await rehearse('new-reward-at-5.json', { atBlock: 3 })).verdict, 'ok');
 });
 
-test('editing config.qbft in place instead of adding a transition changes block 1: a stall', async (t) => {
-  const r = await rehearse(await edited((g) => (g.config.qbft.blockperiodseconds = 2)));
+test("with qbft-lab's own start-up check, a transition at a block already passed: every node refuses to start, the chain stalls", async (t) => {
+  const passed = await rehearse('new-reward-at-5.json', { nodeChecks: 'qbft-lab' });
+  t.is(passed.verdict, 'stall', passed.detail);
+  t.is(passed.block, 11);
+  t.deepEqual(passed.nodes, ['v0', 'v1', 'v2', 'v3']);
+  t.deepEqual(passed.nodeTable.map((n) => n.status), ['refused', 'refused', 'refused', 'refused', 'up']);
+  t.regex(passed.detail, /v0, v1, v2, v3 refused to start: the new genesis changes the rules of stored block 5 \(blockReward 0 -> 1000000000000000000\), at or below the head 10/);
+});
+
+test('editing config.qbft in place instead of adding a transition rewrites the rules of the history: a fork (a stall with qbft-lab nodes)', async (t) => {
+  const inPlace = await edited((g) => (g.config.qbft.blockperiodseconds = 2));
+  const r = await rehearse(inPlace);
   t.deepEqual(r.changes, [{ text: 'config.qbft.blockperiodseconds 1 -> 2', fromBlock: 1 }]);
-  t.is(r.verdict, 'stall');
-  t.regex(r.detail, /changes the rules of stored block 1 \(blockPeriodSeconds 1 -> 2\)/);
+  t.is(r.verdict, 'fork', r.detail);
+  t.true(r.block! <= 10, r.detail);
+  t.deepEqual(r.nodes, ['o0']);
+  const own = await rehearse(inPlace, { nodeChecks: 'qbft-lab' });
+  t.is(own.verdict, 'stall');
+  t.regex(own.detail, /changes the rules of stored block 1 \(blockPeriodSeconds 1 -> 2\)/);
   // requesttimeoutseconds is a node's own timer: changing it in place is fine.
   const timer = await rehearse(await edited((g) => (g.config.qbft.requesttimeoutseconds = 2)));
   t.is(timer.verdict, 'ok', timer.detail);
@@ -92,11 +107,13 @@ test('a new validator set running on some nodes while a quorum of the old one st
   t.is(r.block, 20);
   t.false(r.run.ok);
   t.true(r.run.violations.some((v) => v.checker === 'agreement' && v.height === 20));
-  t.deepEqual(r.sides!.map((s) => s.nodes), [['v0', 'v1', 'v3'], ['v2']]);
+  // o0, syncing with the new genesis, follows v2.
+  t.deepEqual(r.sides!.map((s) => s.nodes), [['v0', 'v1', 'v3'], ['o0', 'v2']]);
   t.not(r.sides![0].hash, r.sides![1].hash);
   // Left behind with v2 among them, the old quorum goes on and v0 alone (not a validator under the new set) is forked off.
   const v0Alone = await rehearse('new-single-validator.json', { leftBehind: 3 });
-  t.deepEqual([v0Alone.verdict, v0Alone.nodes], ['forked-off', ['v0']]);
+  // (and so is o0, which syncs with the new genesis).
+  t.deepEqual([v0Alone.verdict, v0Alone.nodes], ['forked-off', ['v0', 'o0']]);
   // Everyone on the new genesis: no fork.
   t.is((await rehearse('new-single-validator.json')).verdict, 'ok');
 });

@@ -48,7 +48,15 @@ export interface RehearsalOptions {
   keepTrace?: boolean;
   wallClock?: () => number;
   onRun?: (scenario: Scenario, result: RunResult, world: World) => void;
+  /**
+   * How a node restarted with a genesis that changes its stored blocks' rules behaves: 'besu' (the
+   * default) starts anyway, as Besu does; 'qbft-lab' refuses to start, as qbft-lab's node does.
+   */
+  nodeChecks?: 'besu' | 'qbft-lab';
 }
+
+/** The non-validator that joins after the restarts with an empty data directory and the new genesis. */
+export const FRESH_NODE = 'o0';
 
 export interface RehearsalNodeRow extends RehearsedNode {
   operatorAddress: Hex;
@@ -123,6 +131,9 @@ function planRestarts(old: OperatorGenesis, changes: ConfigChange[], schedOld: B
   stragglers.forEach((name, j) => nodes.push({ name, genesis: 'new', role: 'straggler', restartMs: Math.round(lateMs + j * Math.max(spacing, 1000)) }));
   nodes.sort((a, b) => a.restartMs - b.restartMs || (a.name < b.name ? -1 : 1));
   const lastRestartMs = Math.max(...nodes.map((n) => n.restartMs));
+  // A node that syncs the whole chain under the new genesis, once the validators are back: it shows
+  // whether the history the network made still agrees with the new file.
+  nodes.push({ name: FRESH_NODE, genesis: 'new', role: 'fresh sync', restartMs: Math.round(lastRestartMs + 2 * requestTimeoutMs + 1000) });
   const lastChange = Math.max(o.atBlock, ...changes.map((c) => c.fromBlock ?? 0).filter((b) => Number.isFinite(b)));
   const requiredHeight = lastChange + BLOCKS_PAST_CHANGE;
   const intervalMs = Math.max(schedNew.intervalBeforeMs(requiredHeight), schedOld.intervalBeforeMs(o.atBlock + 1));
@@ -143,15 +154,17 @@ function planRestarts(old: OperatorGenesis, changes: ConfigChange[], schedOld: B
   };
 }
 
-function scenarioFor(old: OperatorGenesis, next: OperatorGenesis, plan: Plan, seed: number): Scenario {
+function scenarioFor(old: OperatorGenesis, next: OperatorGenesis, plan: Plan, seed: number, nodeChecks: 'besu' | 'qbft-lab'): Scenario {
   const names = old.standIns.map((s) => s.name);
-  const steps: Step[] = names.map((node) => ({ atMs: plan.stopMs, do: 'crash', node }));
-  for (const n of plan.nodes) steps.push({ atMs: n.restartMs, do: 'restart', node: n.name });
+  const steps: Step[] = [...names, FRESH_NODE].map((node) => ({ atMs: plan.stopMs, do: 'crash', node }));
+  for (const n of plan.nodes) steps.push({ atMs: n.restartMs, do: 'restart', node: n.name, ...(n.role === 'fresh sync' ? { wipe: true } : {}) });
   return {
     name: 'rehearsal',
     description: `stop at ${seconds(plan.stopMs)}, restart ${plan.nodes.map((n) => `${n.name}${n.genesis === 'old' ? ' (old genesis)' : ''} at ${seconds(n.restartMs)}`).join(', ')}`,
     seed,
     validators: names.length,
+    observers: 1,
+    storedHistoryCheck: nodeChecks === 'besu' ? 'warn' : 'refuse',
     baseGenesis: next.simGenesis,
     durationMs: plan.durationMs,
     steps,
@@ -171,7 +184,7 @@ function timelineOf(observer: ChainObserver, plan: Plan, verdict: RehearsalVerdi
   out.push({ atMs: plan.stopMs, text: `every node is stopped ${distinct.length === 1 ? `at block ${distinct[0]}` : `(heads ${[...heads].map(([n, h]) => `${n} ${h}`).join(', ')})`}` });
   for (const n of plan.nodes) {
     const how = n.genesis === 'old' ? `still with ${sources.old} (left behind)` : `with ${sources.new}${n.role === 'straggler' ? ' (a straggler, after the window)' : ''}`;
-    out.push({ atMs: n.restartMs, text: `${n.name} restarted ${how}` });
+    out.push({ atMs: n.restartMs, text: n.role === 'fresh sync' ? `${n.name}, a non-validator, joins with an empty data directory and ${sources.new}: it syncs the chain from block 1` : `${n.name} restarted ${how}` });
     const h = observer.get(n.name);
     if (h.refused) out.push({ atMs: h.refused.atMs, text: `${n.name} refuses to start: stored block ${h.refused.block} would change (${h.refused.reason}), head ${h.refused.head}` });
     if (h.rejected) out.push({ atMs: h.rejected.atMs, text: `${n.name} rejects block ${h.rejected.number}: ${h.rejected.reason.slice(0, 160)}` });
@@ -186,7 +199,8 @@ function timelineOf(observer: ChainObserver, plan: Plan, verdict: RehearsalVerdi
   }
   if (verdict.atMs !== undefined) {
     if (verdict.verdict === 'stall') out.push({ atMs: verdict.atMs, text: `block ${verdict.block! - 1} is the last block: block ${verdict.block} never comes (stall)` });
-    else if (verdict.verdict === 'fork') out.push({ atMs: verdict.atMs, text: `a second, different block ${verdict.block} is imported (fork)` });
+    else if (verdict.verdict === 'fork' && verdict.sides) out.push({ atMs: verdict.atMs, text: `a second, different block ${verdict.block} is imported (fork)` });
+    else if (verdict.verdict === 'fork') out.push({ atMs: verdict.atMs, text: `the history no longer matches the new genesis from block ${verdict.block} (fork)` });
     else if (verdict.verdict === 'forked-off') out.push({ atMs: verdict.atMs, text: `${verdict.nodes.join(', ')} left behind at block ${verdict.block! - 1} (forked off)` });
   }
   out.push({ atMs: endMs, text: `end of the rehearsal` });
@@ -215,9 +229,9 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
   const leftBehind = resolveLeftBehind(opts.leftBehind, old.standIns);
   const plan = planRestarts(old, changes, schedOld, schedNew, next, { stragglers: opts.stragglers ?? 0, restartWindowMs, atBlock }, leftBehind);
   const seed = opts.seed ?? 1;
-  const scenario = scenarioFor(old, next, plan, seed);
+  const scenario = scenarioFor(old, next, plan, seed, opts.nodeChecks ?? 'besu');
   const names = old.standIns.map((s) => s.name);
-  const observer = new ChainObserver(names, plan.durationMs);
+  const observer = new ChainObserver([...names, FRESH_NODE], plan.durationMs);
   const oldRules = parseGenesis(old.simGenesis);
   const newRules = parseGenesis(next.simGenesis);
   let world: World | undefined;
@@ -227,7 +241,7 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
     wallClock: opts.wallClock,
     onWorld: (w) => {
       world = w;
-      for (const name of names) w.get(name).genesis = oldRules;
+      for (const name of [...names, FRESH_NODE]) w.get(name).genesis = oldRules;
       // The operator replaces the file while the node is down, just before starting it again.
       for (const n of plan.nodes) if (n.genesis === 'new') w.at(n.restartMs - 1, `operator: ${n.name} gets the new genesis`, () => void (w.get(n.name).genesis = newRules));
       observer.attach(w);
@@ -235,15 +249,16 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
   });
   if (world) opts.onRun?.(scenario, result, world);
   const requestTimeoutMs = next.simRules.qbft.requestTimeoutSeconds * 1000;
-  const verdict = judgeRehearsal(observer, { nodes: plan.nodes, endMs: plan.durationMs, requiredHeight: plan.requiredHeight, requestTimeoutMs, stallAfterMs: plan.stallAfterMs });
   const headsAtStop = observer.headsAt(plan.stopMs);
+  const historyHeight = Math.max(0, ...names.map((n) => headsAtStop.get(n) ?? 0));
+  const verdict = judgeRehearsal(observer, { nodes: plan.nodes, endMs: plan.durationMs, requiredHeight: plan.requiredHeight, requestTimeoutMs, stallAfterMs: plan.stallAfterMs, historyHeight });
   const nodeTable: RehearsalNodeRow[] = plan.nodes
     .map((n) => {
       const h = observer.get(n.name);
-      const operatorAddress = old.standIns.find((s) => s.name === n.name)!.operatorAddress;
+      const operatorAddress = old.standIns.find((s) => s.name === n.name)?.operatorAddress ?? ('(not a validator)' as Hex);
       return { ...n, operatorAddress, headAtStop: headsAtStop.get(n.name) ?? 0, head: h.head, status: (h.up ? 'up' : h.refused ? 'refused' : 'down') as RehearsalNodeRow['status'] };
     })
-    .sort((a, b) => names.indexOf(a.name) - names.indexOf(b.name));
+    .sort((a, b) => [...names, FRESH_NODE].indexOf(a.name) - [...names, FRESH_NODE].indexOf(b.name));
   return {
     ...verdict,
     old: old.source,
