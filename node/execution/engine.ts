@@ -794,9 +794,12 @@ export class ExecutionEngine {
   }
 
 
-  /** EIP-4788: only writes when the beacon-roots contract has code (never in a plain QBFT genesis). */
+  /**
+   * EIP-4788: only writes when the beacon-roots contract has code, and never on BFT chains: Besu's
+   * specs for Clique, IBFT 2.0 and QBFT run no pre-execution processor (MainnetProtocolSpecs).
+   */
   private async hasSystemWrites(c: Common, root: Uint8Array): Promise<boolean> {
-    if (!c.isActivatedEIP(4788)) return false;
+    if (!c.isActivatedEIP(4788) || c.consensusType() === 'bft') return false;
     return this.reader.mutex.run(async () => {
       await this.position(this.reader, root);
       return (await this.reader.sm.getCode(BEACON_ROOTS_ADDRESS)).length > 0;
@@ -805,6 +808,7 @@ export class ExecutionEngine {
 
   private async beaconRootSystemCall(ctx: Block): Promise<void> {
     const vm = this.main.vm;
+    if (vm.common.consensusType() === 'bft') return;
     const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS);
     if (code.length === 0) return;
     const ts = ctx.header.timestamp;

@@ -116,3 +116,16 @@ function privateKeyToContractAddress(key: Uint8Array, nonce: bigint): Hex {
   const sender = hexToBytes(privateKeyToAddress(key));
   return bytesToHex(keccak256(RLP.encode([sender, bigintBytes(nonce)])).subarray(12));
 }
+
+test('EIP-4788 on a BFT chain: the beacon roots contract in alloc is not written to (Besu runs no pre-execution processor on PoA)', async (t) => {
+  const beacon = '000f3df6d732807ef1319fb7b8bb8522d0beac02';
+  // Any code: the system call would store the timestamp at slot timestamp % 8191 whatever it is.
+  const chain = await makeChain({ cancun: true, extraAlloc: { [beacon]: { balance: '0x0', code: '0x00' } } });
+  const transfer = contractCall(chain.common, FUNDED_KEY, 0n, ('0x' + '11'.repeat(20)) as Hex, new Uint8Array(0), 21_000n);
+  const built = await chain.engine.buildBlock(req(chain.genesisBlock, [transfer]));
+  const slot = new Uint8Array(32);
+  const ts = BigInt(built.block.header.timestamp) % 8191n;
+  slot.set(hexToBytes(('0x' + ts.toString(16).padStart(64, '0')) as Hex));
+  const stored = await chain.engine.getStorage(built.block.header.stateRoot, ('0x' + beacon) as Hex, slot);
+  t.true(stored.every((b) => b === 0), bytesToHex(stored));
+});
