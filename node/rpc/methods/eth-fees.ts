@@ -19,28 +19,7 @@ import { effectivePriorityFeePerGas } from '../formatters/transaction.ts';
 import type { NodeApi } from '../node-api.ts';
 import { optional, parseBlockParam, parseUnsignedInt } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-
-const TARGET_BLOB_GAS_PER_BLOCK = 393_216n; // Cancun: 3 blobs
-const MAX_BLOB_GAS_PER_BLOCK = 786_432; // Cancun: 6 blobs
-const BLOB_BASE_FEE_UPDATE_FRACTION = 3_338_477n;
-
-/** EIP-4844 fake_exponential(1, excess, fraction). */
-export function blobBaseFee(excessBlobGas: bigint): bigint {
-  let i = 1n;
-  let output = 0n;
-  let acc = 1n * BLOB_BASE_FEE_UPDATE_FRACTION;
-  while (acc > 0n) {
-    output += acc;
-    acc = (acc * excessBlobGas) / (BLOB_BASE_FEE_UPDATE_FRACTION * i);
-    i++;
-  }
-  return output / BLOB_BASE_FEE_UPDATE_FRACTION;
-}
-
-function nextExcess(parentExcess: bigint, parentBlobGasUsed: bigint): bigint {
-  const sum = parentExcess + parentBlobGasUsed;
-  return sum < TARGET_BLOB_GAS_PER_BLOCK ? 0n : sum - TARGET_BLOB_GAS_PER_BLOCK;
-}
+import { blobBaseFeeOf, commonAt, maxBlobGasOf, nextBlobBaseFee } from './support/blob-fees.ts';
 
 function parsePercentiles(x: unknown): number[] {
   if (!Array.isArray(x)) throw rpcError('INVALID_REWARD_PERCENTILES_PARAMS');
@@ -53,11 +32,12 @@ function parsePercentiles(x: unknown): number[] {
 
 export function ethFeeMethods(api: NodeApi): RpcMethodSpec[] {
   const cancunAt = (number: number, timestamp: bigint) => api.isActivatedAt(4844, number, timestamp);
+  const forkOf = (number: number, timestamp: bigint) => commonAt(api.node.common, number, timestamp);
 
   /** Blob base fee of a block (from its own excess blob gas; 0 before Cancun or for genesis). */
   const blobFeeOf = (e: ChainEntry): bigint => {
     if (e.number === 0 || !cancunAt(e.number, e.block.header.timestamp)) return 0n;
-    return blobBaseFee(e.block.header.excessBlobGas ?? 0n);
+    return blobBaseFeeOf(e.block.header, forkOf(e.number, e.block.header.timestamp));
   };
 
   async function rewardsOf(entry: ChainEntry, sortedPercentiles: number[]): Promise<bigint[]> {
@@ -94,7 +74,7 @@ export function ethFeeMethods(api: NodeApi): RpcMethodSpec[] {
         const head = api.head();
         const h = head.block.header;
         if (!cancunAt(head.number + 1, h.timestamp)) return qty(0);
-        return qty(blobBaseFee(nextExcess(h.excessBlobGas ?? 0n, h.blobGasUsed ?? 0n)));
+        return qty(nextBlobBaseFee(h, forkOf(head.number + 1, h.timestamp)));
       },
     },
     {
@@ -134,12 +114,12 @@ export function ethFeeMethods(api: NodeApi): RpcMethodSpec[] {
           if (next) blobFees.push(blobFeeOf(next));
           else
             blobFees.push(
-              cancunAt(lastE.number + 1, h.timestamp + 1n) ? blobBaseFee(nextExcess(h.excessBlobGas ?? 0n, h.blobGasUsed ?? 0n)) : 0n,
+              cancunAt(lastE.number + 1, h.timestamp + 1n) ? nextBlobBaseFee(h, forkOf(lastE.number + 1, h.timestamp + 1n)) : 0n,
             );
         }
         const gasUsedRatio = entries.map((e) => Number(e.block.header.gasUsed) / Number(e.block.header.gasLimit));
         const blobGasUsedRatio = entries.map((e) =>
-          cancunAt(e.number, e.block.header.timestamp) ? Number(e.block.header.blobGasUsed ?? 0n) / MAX_BLOB_GAS_PER_BLOCK : 0,
+          cancunAt(e.number, e.block.header.timestamp) ? Number(e.block.header.blobGasUsed ?? 0n) / Number(maxBlobGasOf(forkOf(e.number, e.block.header.timestamp))) : 0,
         );
         const result: Record<string, unknown> = {
           oldestBlock: qty(first),

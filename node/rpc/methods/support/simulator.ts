@@ -18,7 +18,7 @@
  * the same rules as the engine (runTx), then traces the wanted one.
  */
 import { Mutex } from '../../../collections/mutex.ts';
-import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
+import { Block, createBlockHeader, paramsBlock, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
@@ -31,6 +31,7 @@ import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
+import { blobBaseFeeAt } from './blob-fees.ts';
 
 export interface AccessListEntry {
   address: Hex;
@@ -154,22 +155,7 @@ export type HashLookup = (n: bigint) => Uint8Array | undefined;
 
 const ZERO32 = new Uint8Array(32);
 
-const BLOB_BASE_FEE_UPDATE_FRACTION_CANCUN = 3338477n;
 const MAX_BLOBS_PER_TRANSACTION_CANCUN = 6n;
-
-/** EIP-4844 fake_exponential(1, excess, fraction): the blob base fee, in wei. */
-export function blobGasPrice(excessBlobGas: bigint): bigint {
-  const fraction = BLOB_BASE_FEE_UPDATE_FRACTION_CANCUN;
-  let i = 1n;
-  let output = 0n;
-  let accum = fraction; // factor 1 * denominator
-  while (accum > 0n) {
-    output += accum;
-    accum = (accum * excessBlobGas) / (fraction * i);
-    i++;
-  }
-  return output / fraction;
-}
 
 /** Besu's Wei.toHumanReadableString: "0 wei", "1.50 gwei", "2.00 ether". */
 export function weiHumanReadable(wei: bigint): string {
@@ -238,6 +224,7 @@ export class TransactionSimulator {
   private async ensureVm(): Promise<{ vm: VM; sm: MerkleStateManager; common: Common }> {
     if (this.vm && this.sm && this.common) return { vm: this.vm, sm: this.sm, common: this.common };
     const common = this.baseCommon.copy();
+    common.updateParams(paramsBlock); // the blob fee figures are the block library's parameters
     (common as unknown as { customCrypto: typeof customCrypto }).customCrypto = { ...common.customCrypto, ...customCrypto };
     const trie = new MerklePatriciaTrie({ db: this.store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
     const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
@@ -390,7 +377,7 @@ export class TransactionSimulator {
     let maxFeePerBlobGas = 0n;
     if (blobHashes !== undefined && common.isActivatedEIP(4844)) {
       blobGas = BigInt(blobHashes.length) * common.param('blobGasPerBlob');
-      const blobBaseFee = p.allowExceedingBalance ? 0n : blobGasPrice(b.excessBlobGas ?? 0n);
+      const blobBaseFee = p.allowExceedingBalance ? 0n : blobBaseFeeAt(b.excessBlobGas ?? 0n, common.param('blobGasPriceUpdateFraction'));
       maxFeePerBlobGas = p.allowExceedingBalance ? 0n : (req.maxFeePerBlobGas ?? blobBaseFee);
       if (!p.allowUnderpriced && blobBaseFee > maxFeePerBlobGas)
         return {
@@ -444,7 +431,7 @@ export class TransactionSimulator {
     const acc = (await sm.getAccount(senderAddr)) ?? new Account();
     acc.nonce = nonce; // a future nonce given by the caller is what the "transaction" carries
     // the blob fee is paid at the blob base fee (zero for eth_call without strict pricing)
-    const blobFee = blobGas > 0n && !p.allowExceedingBalance ? blobGas * blobGasPrice(b.excessBlobGas ?? 0n) : 0n;
+    const blobFee = blobGas > 0n && !p.allowExceedingBalance ? blobGas * blobBaseFeeAt(b.excessBlobGas ?? 0n, common.param('blobGasPriceUpdateFraction')) : 0n;
     const upfrontGas = gasLimit * txPrice + blobFee;
     acc.balance = acc.balance >= upfrontGas ? acc.balance - upfrontGas : 0n; // allowUnderpriced: underflow allowed
     await vm.evm.journal.putAccount(senderAddr, acc);
