@@ -15,7 +15,7 @@ import { compileFor } from './contracts/compile.ts';
 import { CHAIN_ID, keyHex, within } from './client-kit.ts';
 
 const COUNTER = compileFor('TransientCounter.sol', 'TransientCounter', 'cancun');
-const LEADING_ZEROS = compileFor('Osaka.sol', 'LeadingZeros', 'osaka');
+const LEADING_ZEROS = compileFor('LeadingZeros.sol', 'LeadingZeros', 'osaka');
 const GREETER = compileFor('Osaka.sol', 'Greeter7702', 'osaka');
 
 async function deploy(wallet: Wallet, c: { abi: unknown; bytecode: string }): Promise<Contract> {
@@ -25,13 +25,13 @@ async function deploy(wallet: Wallet, c: { abi: unknown; bytecode: string }): Pr
 
 type GenesisConfig = Record<string, unknown>;
 
-async function withNetwork(flags: Record<string, string>, body: (config: GenesisConfig, wallet: Wallet) => Promise<void>): Promise<void> {
+async function withNetwork(flags: Record<string, string>, body: (config: GenesisConfig, wallet: Wallet, net: RunningNetwork) => Promise<void>): Promise<void> {
   const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-fork-'));
   const net: RunningNetwork = await startNetwork({ validators: '1', 'data-path': dataPath, 'base-port': '0', ...flags }, Date.now());
   const config = (JSON.parse(readFileSync(join(dataPath, 'genesis.json'), 'utf8')) as { config: GenesisConfig }).config;
   const provider = new JsonRpcProvider(`http://127.0.0.1:${net.httpPorts[0]}`, Network.from(CHAIN_ID), { staticNetwork: true, pollingInterval: 100 });
   try {
-    await body(config, new Wallet(keyHex(0), provider));
+    await body(config, new Wallet(keyHex(0), provider), net);
   } finally {
     provider.destroy();
     await net.close();
@@ -51,7 +51,7 @@ test('the generated genesis runs Cancun from block 0: a contract compiled for ca
 });
 
 test('the generated genesis runs Osaka: a contract compiled for osaka (CLZ) answers, and an EIP-7702 transaction delegates an account', async (t) => {
-  await withNetwork({}, async (config, wallet) => {
+  await withNetwork({}, async (config, wallet, net) => {
     t.deepEqual([config.pragueTime, config.osakaTime], [0, 0]);
     const zeros = await deploy(wallet, LEADING_ZEROS);
     t.is(await zeros.leadingZeros!(1n), 255n);
@@ -86,6 +86,14 @@ test('the generated genesis runs Osaka: a contract compiled for osaka (CLZ) answ
     t.is(tx.type, '0x4');
     t.is(tx.authorizationList.length, 1);
     t.is(tx.authorizationList[0].address.toLowerCase(), (await greeter.getAddress()).toLowerCase());
+    // GraphQL (EIP-1767, Besu's schema: no authorization list field) answers its type and status.
+    const graphql = await fetch(`http://127.0.0.1:${net.graphqlPorts[0]}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ transaction(hash: "${sent.hash}") { type status gasUsed } }` }),
+    });
+    const answer = (await graphql.json()) as { data?: { transaction: { type: string | number; status: string | number } } };
+    t.deepEqual([Number(answer.data?.transaction.type), Number(answer.data?.transaction.status)], [4, 1], JSON.stringify(answer));
   });
 });
 

@@ -1,15 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity ^0.8.31;
 
-/// Uses Osaka's CLZ opcode (EIP-7939).
-contract LeadingZeros {
-    function leadingZeros(uint256 x) external pure returns (uint256 n) {
-        assembly {
-            n := clz(x)
-        }
-    }
-}
-
 /// Code an account delegates to with an EIP-7702 authorization: its storage is the account's own.
 contract Greeter7702 {
     event Greeted(address indexed account, address indexed caller);
