@@ -8,7 +8,7 @@ import type { QbftNode } from '../../node.ts';
 import { RpcError } from '../errors.ts';
 import { NodeApi, type NodeApiOptions } from '../node-api.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { buildSimGenesis, LOGGER_CONTRACT } from '../../../sim/genesis-builder.ts';
+import { buildSimGenesis, type GenesisFork, LOGGER_CONTRACT } from '../../../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../../../sim/keys.ts';
 import { SIM_START_TIME_MS, World } from '../../../sim/world.ts';
 import { allMethods } from './index.ts';
@@ -76,13 +76,14 @@ export function signLegacy(node: QbftNode, account: number, fields: { nonce: big
  * Four validators, one-second blocks; after a few blocks: a legacy transfer and a 1559 transfer
  * from account 0, a logger call from account 1, a contract deployment from account 2.
  */
-export async function startCluster(opts: { contractMode?: boolean; api?: NodeApiOptions; seed?: number } = {}): Promise<Cluster> {
+export async function startCluster(opts: { contractMode?: boolean; api?: NodeApiOptions; seed?: number; fork?: GenesisFork } = {}): Promise<Cluster> {
   const keys = validatorKeys(4);
   const genesis = buildSimGenesis({
     validators: keys.map((k) => k.address),
     startTimeSeconds: SIM_START_TIME_MS / 1000,
     blockPeriodSeconds: 1,
     contractMode: opts.contractMode,
+    fork: opts.fork,
   });
   const world = new World({ seed: opts.seed ?? 11, genesis, nodes: keys.map((key, i) => ({ name: `v${i}`, key })) });
   await world.startAll();

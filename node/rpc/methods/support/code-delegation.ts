@@ -10,9 +10,9 @@ import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { Account, createAddressFromString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { hexToBytes, type Hex } from '../../../crypto/bytes.ts';
+import { hexToBytes, intToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { keccak256 } from '../../../crypto/keccak.ts';
-import { recoverAddressCached } from '../../../consensus/qbft/signer-cache.ts';
+import { recoverAddress } from '../../../crypto/secp256k1.ts';
 
 export interface Authorization {
   chainId: bigint;
@@ -30,12 +30,6 @@ const DELEGATION_PREFIX = Uint8Array.of(0xef, 0x01, 0x00);
 const SECP_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const MAX_NONCE = 2n ** 64n - 1n;
 
-function unpadded(n: bigint): Uint8Array {
-  if (n === 0n) return new Uint8Array(0);
-  const hex = n.toString(16);
-  return hexToBytes(`0x${hex.length % 2 ? '0' : ''}${hex}`);
-}
-
 function word(n: bigint): Uint8Array {
   return hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
 }
@@ -44,12 +38,18 @@ function word(n: bigint): Uint8Array {
 export function authorityOf(a: Authorization): Hex | undefined {
   if (a.yParity !== 0 && a.yParity !== 1) return undefined;
   if (a.r === 0n || a.r >= SECP_N || a.s === 0n || a.s > SECP_N / 2n) return undefined;
-  const message = keccak256(Uint8Array.from([MAGIC, ...RLP.encode([unpadded(a.chainId), hexToBytes(a.address), unpadded(a.nonce)])]));
+  const message = keccak256(Uint8Array.from([MAGIC, ...RLP.encode([intToBytes(a.chainId), hexToBytes(a.address), intToBytes(a.nonce)])]));
   const signature = new Uint8Array(65);
   signature.set(word(a.r), 0);
   signature.set(word(a.s), 32);
   signature[64] = a.yParity;
-  return recoverAddressCached(message, signature);
+  // Not through the process-wide signer cache: tuples come from callers, who must not be able to
+  // push the consensus signatures out of it.
+  try {
+    return recoverAddress(message, signature);
+  } catch {
+    return undefined;
+  }
 }
 
 function isDelegation(code: Uint8Array): boolean {
@@ -57,11 +57,11 @@ function isDelegation(code: Uint8Array): boolean {
 }
 
 /**
- * Applies the tuples to the VM's state (inside the caller's journal checkpoint) and returns the
- * gas refund they earn. `senderNonceAfterTx` is the sender's nonce once the transaction's own
- * increment is counted (a self-sponsored authorization must carry it).
+ * Applies the tuples to the VM's state (inside the caller's journal checkpoint, after the
+ * transaction's own nonce increment, so a self-sponsored tuple carries the sender's nonce + 1) and
+ * returns the gas refund they earn. Authorities are warmed for the call that follows.
  */
-export async function applyAuthorizations(vm: VM, common: Common, list: readonly Authorization[], sender: Hex, senderNonceAfterTx: bigint): Promise<bigint> {
+export async function applyAuthorizations(vm: VM, common: Common, list: readonly Authorization[]): Promise<bigint> {
   let refund = 0n;
   const chainId = common.chainId();
   for (const a of list) {
@@ -74,18 +74,14 @@ export async function applyAuthorizations(vm: VM, common: Common, list: readonly
     const account = await vm.stateManager.getAccount(address);
     const code = account ? await vm.stateManager.getCode(address) : new Uint8Array(0);
     if (code.length > 0 && !isDelegation(code)) continue;
-    const self = authority.toLowerCase() === sender.toLowerCase();
-    const currentNonce = self ? senderNonceAfterTx : (account?.nonce ?? 0n);
-    if (a.nonce !== currentNonce) continue;
-    if (account !== undefined && !account.isEmpty()) refund += PER_EMPTY_ACCOUNT_COST - PER_AUTH_BASE_COST;
+    if (a.nonce !== (account?.nonce ?? 0n)) continue;
+    // Besu refunds for any account that exists, empty or not (CodeDelegationProcessor).
+    if (account !== undefined) refund += PER_EMPTY_ACCOUNT_COST - PER_AUTH_BASE_COST;
     const zero = /^0x0{40}$/.test(a.address);
     await vm.stateManager.putCode(address, zero ? new Uint8Array(0) : Uint8Array.from([...DELEGATION_PREFIX, ...hexToBytes(a.address)]));
-    // The sender's own nonce is bumped by the call itself; another authority's here.
-    if (!self) {
-      const updated = (await vm.stateManager.getAccount(address)) ?? new Account();
-      updated.nonce = a.nonce + 1n;
-      await vm.evm.journal.putAccount(address, updated);
-    }
+    const updated = (await vm.stateManager.getAccount(address)) ?? new Account();
+    updated.nonce = a.nonce + 1n;
+    await vm.evm.journal.putAccount(address, updated);
   }
   return refund;
 }

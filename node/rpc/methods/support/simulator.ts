@@ -386,7 +386,14 @@ export class TransactionSimulator {
           message: `tx max fee per blob gas less than block blob gas fee: address ${sender.toLowerCase()} blobGasFeeCap: ${weiHumanReadable(maxFeePerBlobGas)}, blobBaseFee: ${weiHumanReadable(blobBaseFee)}`,
         };
     }
-    const authorizations = common.isActivatedEIP(7702) ? (req.authorizationList ?? []) : [];
+    const authorizations = req.authorizationList ?? [];
+    // MainnetTransactionValidator: a set-code transaction exists from Prague on, calls an address, and lists at least one tuple
+    if (req.authorizationList !== undefined) {
+      if (!common.isActivatedEIP(7702))
+        return { kind: 'invalid', reason: 'INVALID_TRANSACTION_FORMAT', message: `Transaction type DELEGATE_CODE is invalid before Prague (${common.hardfork()})` };
+      if (isCreate) return { kind: 'invalid', reason: 'INVALID_TRANSACTION_FORMAT', message: 'transaction code delegation transactions must have a to address' };
+      if (authorizations.length === 0) return { kind: 'invalid', reason: 'INVALID_TRANSACTION_FORMAT', message: 'transaction code delegation transactions must have a non-empty code delegation list' };
+    }
     const intrinsic = intrinsicGas(common, data, isCreate, req.accessList ?? []) + PER_EMPTY_ACCOUNT_COST * BigInt(authorizations.length);
     // EIP-7623: calldata pays at least the floor; a gas limit below it is as invalid as one below the intrinsic cost
     const floor = calldataFloorGas(common, data);
@@ -437,7 +444,6 @@ export class TransactionSimulator {
     await vm.evm.journal.putAccount(senderAddr, acc);
 
     const ctx = this.contextBlock(common, b, baseFee);
-    const delegationRefund = authorizations.length > 0 ? await applyAuthorizations(vm, common, authorizations, sender, nonce + 1n) : 0n;
     this.chainLookup.parent = b.number > 0n ? { number: b.number - 1n, hash: b.parentHash } : undefined;
     const journal = vm.evm.journal;
     await journal.cleanup();
@@ -451,6 +457,15 @@ export class TransactionSimulator {
         journal.addAlwaysWarmAddress(e.address, true);
         for (const k of e.storageKeys) journal.addAlwaysWarmSlot(e.address, k.slice(2), true);
       }
+    }
+    // EIP-7702: the transaction's nonce increment comes before its authorizations (a self-sponsored
+    // tuple carries nonce + 1), so it is made here and the call below skips its own.
+    let delegationRefund = 0n;
+    if (authorizations.length > 0) {
+      const bumped = (await sm.getAccount(senderAddr)) ?? new Account();
+      bumped.nonce = nonce + 1n;
+      await journal.putAccount(senderAddr, bumped);
+      delegationRefund = await applyAuthorizations(vm, common, authorizations);
     }
 
     const tracer = opts.callTracer ? new CallTreeTracer() : undefined;
@@ -480,6 +495,7 @@ export class TransactionSimulator {
         gasPrice: txPrice,
         origin: senderAddr,
         blobVersionedHashes: blobHashes,
+        skipNonceIncrement: authorizations.length > 0,
       });
     } finally {
       if (tracer) {
