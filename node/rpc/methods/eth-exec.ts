@@ -120,11 +120,20 @@ async function run(
   }
 }
 
+/** EIP-7825 (Osaka): no transaction may ask for more than 2^24 gas. */
+const OSAKA_TX_GAS_LIMIT_CAP = 16_777_216n;
+
+/** The most gas one transaction may have in `block`: its gas limit, and from Osaka on at most 2^24 (Besu: min(txGasLimitCap, block gas limit)). */
+function txGasLimitOf(api: NodeApi, block: SimBlock): bigint {
+  const capped = api.isActivatedAt(7825, block.number, block.timestamp);
+  return capped && block.gasLimit > OSAKA_TX_GAS_LIMIT_CAP ? OSAKA_TX_GAS_LIMIT_CAP : block.gasLimit;
+}
+
 /** TransactionSimulator.calculateSimulationGasCap. */
-function simulationGas(api: NodeApi, req: CallRequest, blockGasLimit: bigint): bigint {
+function simulationGas(api: NodeApi, req: CallRequest, txGasLimit: bigint): bigint {
   const cap = api.gasCap;
   if (req.gas !== undefined) return cap > 0n && req.gas > cap ? cap : req.gas;
-  return cap > 0n && cap < blockGasLimit ? cap : blockGasLimit;
+  return cap > 0n && cap < txGasLimit ? cap : txGasLimit;
 }
 
 /** The block an estimate runs in: pending (default) or a canonical block (AbstractEstimateGas). */
@@ -138,7 +147,7 @@ function estimateBlock(api: NodeApi, param: BlockParam): SimBlock {
 
 /** AbstractEstimateGas.calculateGasLimitUpperBound. */
 async function gasLimitUpperBound(api: NodeApi, req: CallRequest, block: SimBlock): Promise<bigint> {
-  const maxTxGasLimit = block.gasLimit;
+  const maxTxGasLimit = txGasLimitOf(api, block);
   if (req.from !== undefined && (req.strict ?? true)) {
     const maxGasPrice = req.maxFeePerGas ?? req.gasPrice ?? 0n;
     if (maxGasPrice !== 0n) {
@@ -192,7 +201,7 @@ export function ethExecMethods(api: NodeApi): RpcMethodSpec[] {
         const overrides = parseStateOverrides(params[2]);
         if (!api.stateAvailable(entry)) throw rpcError('INTERNAL_ERROR');
         const block = api.simBlockOf(entry);
-        const outcome = await run(api, block, req, simulationGas(api, req, block.gasLimit), callParams(req, block.baseFee), { overrides });
+        const outcome = await run(api, block, req, simulationGas(api, req, txGasLimitOf(api, block)), callParams(req, block.baseFee), { overrides });
         if (!outcome) throw rpcError('INTERNAL_ERROR');
         if (isSuccess(outcome)) return data(outcome.output);
         throw simulationError(outcome);
@@ -204,7 +213,7 @@ export function ethExecMethods(api: NodeApi): RpcMethodSpec[] {
       handler: async (params) => {
         const { block, req, upper, overrides } = await estimate(params);
         const p = estimateParams(req);
-        const sim = (gas: bigint) => run(api, block, { ...req, gas }, simulationGas(api, { ...req, gas }, block.gasLimit), p, { overrides });
+        const sim = (gas: bigint) => run(api, block, { ...req, gas }, simulationGas(api, { ...req, gas }, txGasLimitOf(api, block)), p, { overrides });
         if (isTransfer(req) && isSuccess(await sim(MIN_TX_COST))) return qty(MIN_TX_COST);
         const first = await sim(upper);
         if (!first) throw rpcError('INTERNAL_ERROR');
@@ -231,7 +240,7 @@ export function ethExecMethods(api: NodeApi): RpcMethodSpec[] {
       handler: async (params) => {
         const { block, req, upper, overrides } = await estimate(params);
         const p = estimateParams(req);
-        const sim = (r: CallRequest, gas: bigint) => run(api, block, { ...r, gas }, simulationGas(api, { ...r, gas }, block.gasLimit), p, { overrides, accessList: true });
+        const sim = (r: CallRequest, gas: bigint) => run(api, block, { ...r, gas }, simulationGas(api, { ...r, gas }, txGasLimitOf(api, block)), p, { overrides, accessList: true });
         if (isTransfer(req)) {
           const o = await sim(req, MIN_TX_COST);
           if (isSuccess(o)) return { accessList: o.accessList ?? [], gasUsed: qty(MIN_TX_COST) };

@@ -100,3 +100,14 @@ test.serial('authorizationList before Prague, without a callee or empty is an in
   const empty = (await call(p.api, 'eth_estimateGas', [{ from, to: from, authorizationList: [] }])) as { error?: { message: string } };
   t.regex(empty.error?.message ?? '', /non-empty code delegation list/);
 });
+
+test.serial('Osaka caps a call without a gas limit at 2^24 (EIP-7825); Prague gives it the block gas limit', async (t) => {
+  // Code that returns the gas left: GAS PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+  const probe = '0x00000000000000000000000000000000000000ee';
+  const gasLeft = async (c: Cluster) =>
+    BigInt((await ok(c.api, 'eth_call', [{ to: probe }, 'latest', { [probe]: { code: '0x5a60005260206000f3' } }])) as string);
+  const osaka = await gasLeft(await startCluster({ fork: 'osaka' }));
+  const prague = await gasLeft(await startCluster({ fork: 'prague' }));
+  t.true(osaka < 16_777_216n && osaka > 16_700_000n, String(osaka));
+  t.true(prague > 29_000_000n, String(prague));
+});

@@ -155,7 +155,8 @@ export type HashLookup = (n: bigint) => Uint8Array | undefined;
 
 const ZERO32 = new Uint8Array(32);
 
-const MAX_BLOBS_PER_TRANSACTION_CANCUN = 6n;
+/** EIP-7594 (Osaka) caps a transaction at 6 blobs whatever the block maximum. */
+const MAX_BLOBS_PER_TRANSACTION_OSAKA = 6n;
 
 /** Besu's Wei.toHumanReadableString: "0 wei", "1.50 gwei", "2.00 ether". */
 export function weiHumanReadable(wei: bigint): string {
@@ -166,10 +167,13 @@ export function weiHumanReadable(wei: bigint): string {
 }
 
 /** MainnetBlobsValidator.validateBlobTransaction for a simulated blob call. */
-function blobTransactionProblem(isCreate: boolean, hashes: Hex[]): Extract<SimOutcome, { kind: 'invalid' }> | undefined {
+function blobTransactionProblem(common: Common, isCreate: boolean, hashes: Hex[]): Extract<SimOutcome, { kind: 'invalid' }> | undefined {
   if (isCreate) return { kind: 'invalid', reason: 'INVALID_TRANSACTION_FORMAT', message: 'transaction blob transactions must have a to address' };
   if (hashes.length === 0) return { kind: 'invalid', reason: 'INVALID_BLOBS', message: 'transaction blob transactions must specify one or more versioned hashes' };
-  if (BigInt(hashes.length) > MAX_BLOBS_PER_TRANSACTION_CANCUN)
+  // Besu's transactionBlobGasLimitCap: the fork's blobs per block, and at most 6 from Osaka on
+  const perBlock = common.isActivatedEIP(4844) ? common.param('maxBlobGasPerBlock') / common.param('blobGasPerBlob') : 6n;
+  const maxBlobs = common.isActivatedEIP(7594) && perBlock > MAX_BLOBS_PER_TRANSACTION_OSAKA ? MAX_BLOBS_PER_TRANSACTION_OSAKA : perBlock;
+  if (BigInt(hashes.length) > maxBlobs)
     return { kind: 'invalid', reason: 'TOTAL_BLOB_GAS_TOO_HIGH', message: `Blob transaction has too many blobs: ${hashes.length}` };
   for (const h of hashes)
     if (!h.startsWith('0x01'))
@@ -340,7 +344,7 @@ export class TransactionSimulator {
 
     // MainnetBlobsValidator.validateBlobTransaction, before any cost check
     if (blobHashes !== undefined) {
-      const invalid = blobTransactionProblem(isCreate, blobHashes);
+      const invalid = blobTransactionProblem(common, isCreate, blobHashes);
       if (invalid) return invalid;
     }
 
