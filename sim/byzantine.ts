@@ -59,7 +59,7 @@ interface PlannedSend {
 
 /** Finds a behaviour's implementation: a built-in one, else a custom one by name. */
 function implementationOf(name: string, custom: ReadonlyMap<string, Behaviour>): Behaviour {
-  const impl = (IMPLEMENTATIONS as Record<string, Behaviour>)[name] ?? custom.get(name);
+  const impl = Object.hasOwn(IMPLEMENTATIONS, name) ? (IMPLEMENTATIONS as Record<string, Behaviour>)[name] : custom.get(name);
   if (!impl) throw new Error(`unknown Byzantine behaviour '${name}'`);
   return impl;
 }

@@ -16,6 +16,7 @@ import { rpcClientFor } from './node-rpc-client.ts';
 import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
 import { CheckerSuite, type CheckerFactory } from './checkers/suite.ts';
 import type { Behaviour } from './byzantine/kit.ts';
+import { isByzantineBehaviour } from './byzantine/names.ts';
 import { attachCheckers } from './checkers/world-tap.ts';
 import type { Violation } from './checkers/violation.ts';
 import { bugSwitches, type BugSwitches } from '../node/bugs/bug-switches.ts';
@@ -67,6 +68,13 @@ export interface RunOptions {
   steps?: Readonly<Record<string, CustomStep>>;
   /** Byzantine behaviours of your own, named by `{ do: 'byzantine', behaviour }` steps. */
   behaviours?: Readonly<Record<string, Behaviour>>;
+}
+
+/** Custom behaviours by name; a name of a built-in one is refused (it would be shadowed). */
+function customBehaviours(given: RunOptions['behaviours']): Map<string, Behaviour> {
+  const out = new Map(Object.entries(given ?? {}));
+  for (const name of out.keys()) if (isByzantineBehaviour(name)) throw new Error(`custom Byzantine behaviour '${name}' has the name of a built-in one`);
+  return out;
 }
 
 /** A custom scenario step: runs at its virtual time with the world and the step's `args`. */
@@ -232,7 +240,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     keepTrace: opts.keepTrace,
     wireLayout: s.wireLayout,
     bugs,
-    behaviours: new Map(Object.entries(opts.behaviours ?? {})),
+    behaviours: customBehaviours(opts.behaviours),
     storedHistoryCheck: s.storedHistoryCheck,
   });
   opts.onWorld?.(world);

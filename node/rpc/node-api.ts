@@ -35,6 +35,7 @@ import type { BlockParam, BlockParamOrHash } from './params.ts';
 import { topicsMatch } from './params.ts';
 import { FilterManager, FILTER_EXPIRY_MS, type LogQuery } from './methods/support/filters.ts';
 import { TransactionSimulator, type SimBlock } from './methods/support/simulator.ts';
+import { commonAt } from './methods/support/blob-fees.ts';
 
 export interface NodeApiOptions {
   /** web3_clientVersion / admin_nodeInfo name. Default "qbft-lab/v<version>/<platform>-<arch>/node-<version>". */
@@ -420,7 +421,7 @@ export class NodeApi {
       difficulty: 1n,
       mixHash: h.mixHash,
       parentHash: hexToBytes(head.hash),
-      excessBlobGas: h.excessBlobGas === undefined ? undefined : h.calcNextExcessBlobGas(h.common),
+      excessBlobGas: h.excessBlobGas === undefined ? undefined : h.calcNextExcessBlobGas(commonAt(this.node.common, number, h.timestamp + period)),
     };
   }
 

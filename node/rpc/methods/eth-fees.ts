@@ -19,7 +19,7 @@ import { effectivePriorityFeePerGas } from '../formatters/transaction.ts';
 import type { NodeApi } from '../node-api.ts';
 import { optional, parseBlockParam, parseUnsignedInt } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { blobBaseFeeOf, commonAt, maxBlobGasOf, nextBlobBaseFee } from './support/blob-fees.ts';
+import { ForkCommons, blobBaseFeeOf, maxBlobGasOf, nextBlobBaseFee } from './support/blob-fees.ts';
 
 function parsePercentiles(x: unknown): number[] {
   if (!Array.isArray(x)) throw rpcError('INVALID_REWARD_PERCENTILES_PARAMS');
@@ -32,7 +32,8 @@ function parsePercentiles(x: unknown): number[] {
 
 export function ethFeeMethods(api: NodeApi): RpcMethodSpec[] {
   const cancunAt = (number: number, timestamp: bigint) => api.isActivatedAt(4844, number, timestamp);
-  const forkOf = (number: number, timestamp: bigint) => commonAt(api.node.common, number, timestamp);
+  const forks = new ForkCommons(api.node.common);
+  const forkOf = (number: number, timestamp: bigint) => forks.at(number, timestamp);
 
   /** Blob base fee of a block (from its own excess blob gas; 0 before Cancun or for genesis). */
   const blobFeeOf = (e: ChainEntry): bigint => {

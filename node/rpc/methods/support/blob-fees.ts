@@ -15,6 +15,24 @@ export function commonAt(base: Common, number: number | bigint, timestamp: numbe
   return c;
 }
 
+/** Commons per fork, made once each: a fee history over 1024 blocks asks for one per block. */
+export class ForkCommons {
+  private readonly probe: Common;
+  private readonly byFork = new Map<string, Common>();
+
+  constructor(private readonly base: Common) {
+    this.probe = base.copy();
+  }
+
+  at(number: number | bigint, timestamp: number | bigint): Common {
+    this.probe.setHardforkBy({ blockNumber: BigInt(number), timestamp: BigInt(timestamp) });
+    const fork = this.probe.hardfork();
+    let common = this.byFork.get(fork);
+    if (!common) this.byFork.set(fork, (common = commonAt(this.base, number, timestamp)));
+    return common;
+  }
+}
+
 /** EIP-4844 fake_exponential(1, excess, fraction): the blob base fee, in wei. */
 export function blobBaseFeeAt(excessBlobGas: bigint, updateFraction: bigint): bigint {
   let i = 1n;

@@ -716,7 +716,6 @@ function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
 }
 
-/** Intrinsic gas of a transaction-like call (Besu GasCalculator.transactionIntrinsicGasCost). */
 /** EIP-7623's calldata floor (0 before Prague): 21000 + 10 per token, a zero byte one token, any other four. */
 export function calldataFloorGas(common: Common, data: Uint8Array): bigint {
   if (!common.isActivatedEIP(7623)) return 0n;
@@ -725,6 +724,7 @@ export function calldataFloorGas(common: Common, data: Uint8Array): bigint {
   return 21_000n + 10n * tokens;
 }
 
+/** Intrinsic gas of a transaction-like call (Besu GasCalculator.transactionIntrinsicGasCost). */
 export function intrinsicGas(common: Common, data: Uint8Array, isCreate: boolean, accessList: AccessListEntry[]): bigint {
   let gas = 21_000n;
   const istanbul = common.gteHardfork('istanbul');
