@@ -160,7 +160,16 @@ function fieldOf(line: TraceLine, name: string): unknown {
 function genesisFor(s: Scenario, validators: NodeKey[], names: Map<string, NodeKey>, transitionsOverride?: TransitionStep[]): Record<string, unknown> {
   const g = s.genesis ?? {};
   const { transitions, contracts } = transitionSpecs(transitionsOverride ?? g.transitions, names);
-  if (s.baseGenesis) return adaptBaseGenesis(s.baseGenesis, validators, g);
+  if (s.baseGenesis) {
+    const adapted = adaptBaseGenesis(s.baseGenesis, validators, g);
+    if (transitionsOverride === undefined) return adapted;
+    // A node restarted (or misconfigured) with transitions of its own: they replace the file's.
+    if (contracts.length > 0) throw new Error('contractValidators in a restart or misconfigured transition cannot be added to a base genesis file (its alloc is the operator\'s)');
+    const key = (obj: Record<string, unknown>, name: string) => Object.keys(obj).find((k) => k.toLowerCase() === name) ?? name;
+    const config = adapted[key(adapted, 'config')] as Record<string, unknown>;
+    config[key(config, 'transitions')] = { qbft: transitions };
+    return adapted;
+  }
   return buildSimGenesis({
     validators: validators.map((k) => k.address),
     startTimeSeconds: SIM_START_TIME_MS / 1000,

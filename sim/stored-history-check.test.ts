@@ -41,3 +41,11 @@ test("'warn': the node starts as Besu does, says why, and no longer agrees with 
   const heights = Object.fromEntries(result.nodes.map((n) => [n.name, n.height]));
   t.true(heights.v3! < heights.v0! - 5, JSON.stringify(heights));
 });
+
+test('a restart step with transitions applies them on a base genesis file too (the node then refuses, as the history changed)', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const baseGenesis = JSON.parse(readFileSync(new URL('../test/fixtures/operator/old.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const { kinds, v3 } = await run({ ...base, baseGenesis });
+  t.true(kinds.includes('node-start-refused'), kinds.join());
+  t.is(v3.status, 'crashed');
+});
