@@ -17,3 +17,19 @@ test('a byzantine step naming a behaviour nobody gave fails the run loudly', asy
   const r = await runScenario({ ...base, steps: [{ atMs: 0, do: 'byzantine', node: 'v1', behaviour: 'constructor' }] }).catch((e: Error) => e);
   t.true(r instanceof Error ? /unknown Byzantine behaviour 'constructor'/.test(r.message) : !r.ok && r.errors.some((e) => /unknown Byzantine behaviour 'constructor'/.test(e)), String(r instanceof Error ? r.message : JSON.stringify(r.errors)));
 });
+
+test('World.runFor runs to a point since the start; advanceBy runs for more time from now', async (t) => {
+  const { World, SIM_START_TIME_MS } = await import('./world.ts');
+  const { buildSimGenesis } = await import('./genesis-builder.ts');
+  const { validatorKeys } = await import('./keys.ts');
+  const keys = validatorKeys(1);
+  const world = new World({ seed: 1, genesis: buildSimGenesis({ validators: [keys[0]!.address], startTimeSeconds: SIM_START_TIME_MS / 1000 }), nodes: [{ name: 'v0', key: keys[0]! }] });
+  await world.startAll();
+  await world.runFor(3_000);
+  await world.runFor(3_000);
+  t.is(world.elapsedMs(), 3_000);
+  await world.advanceBy(2_000);
+  await world.advanceBy(2_000);
+  t.is(world.elapsedMs(), 7_000);
+  t.true(world.get('v0').node!.chain.head().number >= 5);
+});

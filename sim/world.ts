@@ -316,8 +316,14 @@ export class World {
     this.kernel.schedule(SIM_START_TIME_MS + offsetMs, fn, label);
   }
 
+  /** Runs until `durationMs` of virtual time since the start (an absolute point: see advanceBy). */
   async runFor(durationMs: number): Promise<void> {
     await this.kernel.runUntil(SIM_START_TIME_MS + durationMs);
+  }
+
+  /** Runs `durationMs` more of virtual time from now. */
+  async advanceBy(durationMs: number): Promise<void> {
+    await this.kernel.runUntil(this.kernel.nowMs() + durationMs);
   }
 
   elapsedMs(): number {

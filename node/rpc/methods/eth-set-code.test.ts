@@ -34,7 +34,7 @@ async function mine(c: Cluster, tx: TypedTransaction) {
   const r = await c.node.submitTransaction(tx.serialize());
   if (!r.ok) throw new Error(r.error);
   for (let i = 0; i < 10; i++) {
-    await c.world.runFor(c.world.elapsedMs() + 1_000);
+    await c.world.advanceBy(1_000);
     const receipt = await c.api.receiptByTxHash(r.hash);
     if (receipt) return receipt;
   }
