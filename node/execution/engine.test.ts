@@ -2,8 +2,6 @@ import test from 'ava';
 import { Block, createBlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, equalBytes, hexToBytes, type Hex } from '../crypto/bytes.ts';
-import { keccak256 } from '../crypto/keccak.ts';
-import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import { writeGenesisState } from '../chain/genesis-state.ts';
 import { ExecutionEngine, ExecutionError, computeBaseFee, type BuildRequest } from './engine.ts';
 import { TrieNodeStore } from './state-db.ts';
@@ -13,36 +11,24 @@ import {
   FUNDED,
   FUNDED_KEY,
   LOG_TOPIC,
+  PROPOSER,
   QBFT_MIX_HASH,
   VALIDATOR,
   VALIDATOR_CONTRACT,
+  buildRequest,
   contractCall,
   createAddress,
   legacyTransfer,
   logEmitterInitCode,
   makeChain,
+  parentHashOf,
   recipient,
   testKey,
   transfer,
   type TestChain,
 } from './test-fixtures.ts';
 
-const PROPOSER = privateKeyToAddress(testKey(200));
-const parentHashOf = (b: Block) => keccak256(b.header.serialize()); // stand-in for the QBFT hash
-
-function req(chain: TestChain, parent: Block, txs: TypedTransaction[], extra: Partial<BuildRequest> = {}): BuildRequest {
-  return {
-    parent,
-    parentHash: parentHashOf(parent),
-    number: parent.header.number + 1n,
-    timestamp: Number(parent.header.timestamp) + 1,
-    coinbase: PROPOSER,
-    extraData: new Uint8Array(40).fill(1),
-    mixHash: QBFT_MIX_HASH,
-    transactions: txs,
-    ...extra,
-  };
-}
+const req = (_chain: TestChain, parent: Block, txs: TypedTransaction[], extra: Partial<BuildRequest> = {}): BuildRequest => buildRequest(parent, txs, extra);
 
 /** Replaces header fields, keeping the body (a tampered block as a peer could send it). */
 function tamper(block: Block, fields: Record<string, unknown>, txs = block.transactions): Block {

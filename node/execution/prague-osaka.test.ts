@@ -15,22 +15,9 @@ import { parseGenesis } from '../chain/genesis.ts';
 import { createCommonFromGenesis } from '../chain/common.ts';
 import { ExecutionEngine, ExecutionError, type BuildRequest } from './engine.ts';
 import { writeGenesisState } from '../chain/genesis-state.ts';
-import { CHAIN_ID, FUNDED_KEY, QBFT_MIX_HASH, contractCall, makeChain, testGenesisJson, testKey, type TestChain } from './test-fixtures.ts';
+import { CHAIN_ID, FUNDED_KEY, buildRequest, contractCall, makeChain, testGenesisJson, testKey, type TestChain } from './test-fixtures.ts';
 
-const PROPOSER = privateKeyToAddress(testKey(200));
-
-function req(parent: Block, txs: BuildRequest['transactions']): BuildRequest {
-  return {
-    parent,
-    parentHash: keccak256(parent.header.serialize()),
-    number: parent.header.number + 1n,
-    timestamp: Number(parent.header.timestamp) + 1,
-    coinbase: PROPOSER,
-    extraData: new Uint8Array(40).fill(1),
-    mixHash: QBFT_MIX_HASH,
-    transactions: txs,
-  };
-}
+const req = (parent: Block, txs: BuildRequest['transactions']): BuildRequest => buildRequest(parent, txs);
 
 /** Init code deploying `runtime` as is. */
 function deployCode(runtime: Uint8Array): Uint8Array {

@@ -14,7 +14,7 @@ import { bytesToHex, concatBytes, hexToBytes, type Hex } from '../crypto/bytes.t
 import { keccak256 } from '../crypto/keccak.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
-import { ExecutionEngine, type ExecutionEngineOptions } from './engine.ts';
+import { ExecutionEngine, type BuildRequest, type ExecutionEngineOptions } from './engine.ts';
 
 export const QBFT_MIX_HASH = hexToBytes('0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365');
 
@@ -161,4 +161,25 @@ export function createAddress(sender: Hex, nonce: bigint): Hex {
 
 export function recipient(i: number): Hex {
   return bytesToHex(keccak256(new TextEncoder().encode(`recipient ${i}`)).subarray(12));
+}
+
+/** The proposer the engine tests build blocks as. */
+export const PROPOSER = privateKeyToAddress(testKey(200));
+
+/** keccak of the header: a stand-in for the QBFT hash, enough for the engine. */
+export const parentHashOf = (b: Block): Uint8Array => keccak256(b.header.serialize());
+
+/** A build request for the child of `parent`, one second later, by PROPOSER. */
+export function buildRequest(parent: Block, txs: TypedTransaction[], extra: Partial<BuildRequest> = {}): BuildRequest {
+  return {
+    parent,
+    parentHash: parentHashOf(parent),
+    number: parent.header.number + 1n,
+    timestamp: Number(parent.header.timestamp) + 1,
+    coinbase: PROPOSER,
+    extraData: new Uint8Array(40).fill(1),
+    mixHash: QBFT_MIX_HASH,
+    transactions: txs,
+    ...extra,
+  };
 }

@@ -16,12 +16,12 @@
  *   Clique, IBFT 2.0 and QBFT call none (FrontierPreExecutionProcessor, no request processors),
  *   so BFT chains report none; other chains get the beacon roots contract from Cancun on.
  */
-import { paramsBlock } from '@ethereumjs/block';
 import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
 import { forkIdAtHead, forkScheduleOf } from '../../p2p/fork-id.ts';
 import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from '../../chain/genesis.ts';
 import type { NodeApi } from '../node-api.ts';
 import type { RpcMethodSpec } from '../registry.ts';
+import { maxBlobGasOf, withBlockParams } from './support/blob-fees.ts';
 
 interface Milestone {
   name: string;
@@ -80,12 +80,11 @@ const BLOB_GAS_PER_BLOB = 131_072n;
 /** The fork's blob figures as its Common computes them (genesis blobSchedule over the defaults). */
 function blobScheduleOf(api: NodeApi, fork: Milestone): { baseFeeUpdateFraction: number; max: number; target: number } {
   if (!atLeast(fork.name, 'cancun')) return { baseFeeUpdateFraction: 0, max: 6, target: 0 };
-  const c = api.node.common.copy();
-  c.updateParams(paramsBlock); // the blob figures are the block library's parameters
+  const c = withBlockParams(api.node.common);
   c.setHardfork(fork.name);
   return {
     baseFeeUpdateFraction: Number(c.param('blobGasPriceUpdateFraction')),
-    max: Number(c.param('maxBlobGasPerBlock') / BLOB_GAS_PER_BLOB),
+    max: Number(maxBlobGasOf(c) / BLOB_GAS_PER_BLOB),
     target: Number(c.param('targetBlobGasPerBlock') / BLOB_GAS_PER_BLOB),
   };
 }

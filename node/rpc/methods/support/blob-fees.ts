@@ -7,10 +7,16 @@
 import { paramsBlock, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 
-/** A copy of `base` at the fork of block (number, timestamp), with the block library's parameters. */
-export function commonAt(base: Common, number: number | bigint, timestamp: number | bigint): Common {
+/** A copy of `base` that knows the block library's parameters (the blob figures are among them). */
+export function withBlockParams(base: Common): Common {
   const c = base.copy();
   c.updateParams(paramsBlock);
+  return c;
+}
+
+/** A copy of `base` at the fork of block (number, timestamp), with the block library's parameters. */
+export function commonAt(base: Common, number: number | bigint, timestamp: number | bigint): Common {
+  const c = withBlockParams(base);
   c.setHardforkBy({ blockNumber: BigInt(number), timestamp: BigInt(timestamp) });
   return c;
 }

@@ -13,15 +13,10 @@ import type { VM } from '@ethereumjs/vm';
 import { hexToBytes, intToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { keccak256 } from '../../../crypto/keccak.ts';
 import { recoverAddress } from '../../../crypto/secp256k1.ts';
+import type { AuthorizationParam } from '../../params.ts';
 
-export interface Authorization {
-  chainId: bigint;
-  address: Hex;
-  nonce: bigint;
-  yParity: number;
-  r: bigint;
-  s: bigint;
-}
+/** A tuple as the call object carries it (parsed and bounded in params.ts). */
+export type Authorization = AuthorizationParam;
 
 export const PER_EMPTY_ACCOUNT_COST = 25_000n;
 const PER_AUTH_BASE_COST = 12_500n;

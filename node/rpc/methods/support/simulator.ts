@@ -18,7 +18,7 @@
  * the same rules as the engine (runTx), then traces the wanted one.
  */
 import { Mutex } from '../../../collections/mutex.ts';
-import { Block, createBlockHeader, paramsBlock, type BlockHeader } from '@ethereumjs/block';
+import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
@@ -31,7 +31,7 @@ import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
-import { blobBaseFeeAt } from './blob-fees.ts';
+import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
 
 export interface AccessListEntry {
   address: Hex;
@@ -227,8 +227,7 @@ export class TransactionSimulator {
 
   private async ensureVm(): Promise<{ vm: VM; sm: MerkleStateManager; common: Common }> {
     if (this.vm && this.sm && this.common) return { vm: this.vm, sm: this.sm, common: this.common };
-    const common = this.baseCommon.copy();
-    common.updateParams(paramsBlock); // the blob fee figures are the block library's parameters
+    const common = withBlockParams(this.baseCommon);
     (common as unknown as { customCrypto: typeof customCrypto }).customCrypto = { ...common.customCrypto, ...customCrypto };
     const trie = new MerklePatriciaTrie({ db: this.store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
     const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
