@@ -1,11 +1,11 @@
 /** `qbft-lab bugs list|check`: the known-bug corpus (sim/bugs/). */
-import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
 import type { BugCheck } from '../sim/bugs/check.ts';
 import type { KnownBug } from '../sim/bugs/known-bug.ts';
 import type { JUnitCase } from '../reports/junit.ts';
+import { writeJUnitFile } from './junit-file.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
 
@@ -56,14 +56,6 @@ export async function bugsCommand(args: string[], io: Io, parse: Parse): Promise
 
 function fail(id: string, known: string[]): never {
   throw new UsageError(`bugs check: no known bug '${id}' (${known.join(', ')})`);
-}
-
-function writeJUnitFile(file: string, text: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch (err) {
-    throw new UsageError(`--junit: cannot write ${file}: ${(err as Error).message}`);
-  }
 }
 
 /** A bug's case passes when the check does: its scenario fails with the switch on, caught as expected, and passes with it off. */

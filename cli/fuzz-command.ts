@@ -1,5 +1,4 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
-import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
@@ -7,6 +6,7 @@ import { switchOf } from '../sim/bugs/known-bug.ts';
 import type { FuzzCaseInfo, FuzzFailure, FuzzReport } from '../sim/fuzz.ts';
 import type { JUnitCase, JUnitSuite } from '../reports/junit.ts';
 import { MAX_JOBS, workerCaseRunner } from './fuzz-workers.ts';
+import { writeJUnitFile } from './junit-file.ts';
 
 type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
 
@@ -80,14 +80,6 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
 }
 
 export type CaseRecord = Pick<FuzzCaseInfo, 'caseIndex' | 'caseSeed' | 'name' | 'seed' | 'validators' | 'durationMs' | 'height' | 'ok' | 'reason' | 'wallMs'>;
-
-function writeJUnitFile(file: string, text: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch (err) {
-    throw new UsageError(`--junit: cannot write ${file}: ${(err as Error).message}`);
-  }
-}
 
 /** What failed: the checkers with a violation in the shrunk run, else the kind of failure its reason names. */
 function violatedCheckers(f: FuzzFailure): string {

@@ -15,6 +15,7 @@ import type { RunResult } from '../sim/scenario-runner.ts';
 import { ScenarioError, validateScenario, type Scenario } from '../sim/scenario.ts';
 import type { World } from '../sim/world.ts';
 import { formatRun, formatSummary, runJson } from './format.ts';
+import { writeJUnitFile } from './junit-file.ts';
 
 export const HELP = `qbft-lab: a Besu-compatible QBFT node under a deterministic simulator
 
@@ -168,13 +169,6 @@ async function scenarioCommand(args: string[], io: Io): Promise<number> {
   }
   return results.every((r) => r.ok) ? 0 : 1;
 
-  function writeJUnitFile(file: string, text: string): void {
-    try {
-      writeFileSync(file, text);
-    } catch (err) {
-      throw new UsageError(`--junit: cannot write ${file}: ${(err as Error).message}`);
-    }
-  }
 }
 
 async function simCommand(args: string[], io: Io): Promise<number> {
