@@ -72,6 +72,17 @@ export function intToBytes(value: number | bigint): Uint8Array {
   return Uint8Array.from(out);
 }
 
+/** A 32-byte big-endian word (a storage slot or key); the value is below 2^256. */
+export function uint256ToBytes(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let v = value;
+  for (let i = 31; i >= 0 && v > 0n; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
 /** Reads an RLP scalar: rejects leading zero bytes, as Besu's RLP input does. */
 export function bytesToBigInt(bytes: Uint8Array): bigint {
   if (bytes.length > 0 && bytes[0] === 0) throw new Error('invalid scalar: leading zero byte');

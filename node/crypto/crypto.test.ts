@@ -1,7 +1,7 @@
 import test from 'ava';
 import { keccak256, nobleKeccak, activeKeccakProvider } from './keccak.ts';
 import { nobleProvider, sign, recoverAddress, privateKeyToAddress, activeSecp256k1Provider } from './secp256k1.ts';
-import { bytesToHex, hexToBytes, utf8ToBytes } from './bytes.ts';
+import { bytesToHex, hexToBytes, uint256ToBytes, utf8ToBytes } from './bytes.ts';
 
 test('keccak-256 of the empty string', (t) => {
   t.is(bytesToHex(keccak256(new Uint8Array(0))), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
@@ -46,4 +46,10 @@ test('high-s and bad recovery ids are rejected', (t) => {
   highS.set(hexToBytes((n - s).toString(16).padStart(64, '0')), 32);
   t.throws(() => recoverAddress(hash, highS), { message: /lower half/ });
   t.throws(() => recoverAddress(hash, sig.subarray(0, 64)));
+});
+
+test('uint256ToBytes: a 32-byte big-endian word', (t) => {
+  t.is(bytesToHex(uint256ToBytes(0n)), `0x${'00'.repeat(32)}`);
+  t.is(bytesToHex(uint256ToBytes(0x0102n)), `0x${'00'.repeat(30)}0102`);
+  t.is(bytesToHex(uint256ToBytes(2n ** 256n - 1n)), `0x${'ff'.repeat(32)}`);
 });

@@ -46,7 +46,7 @@ import {
 } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
-import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
+import { bytesToHex, equalBytes, uint256ToBytes, type Hex } from '../crypto/bytes.ts';
 import { customCrypto, keccak256 } from '../crypto/ethereumjs-crypto.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
 import { txChainId, useFastCrypto } from './tx-utils.ts';
@@ -404,7 +404,7 @@ export class ExecutionEngine {
 
   /** Storage slot value, left-padded to 32 bytes (as eth_getStorageAt returns it). */
   getStorage(stateRoot: Uint8Array, address: Hex, slot: Uint8Array | bigint): Promise<Uint8Array> {
-    const key = typeof slot === 'bigint' ? bigintTo32(slot) : leftPad32(slot);
+    const key = typeof slot === 'bigint' ? uint256ToBytes(slot) : leftPad32(slot);
     return this.reader.mutex.run(async () => {
       await this.position(this.reader, stateRoot);
       const v = await this.reader.sm.getStorage(createAddressFromString(address), key);
@@ -814,8 +814,8 @@ export class ExecutionEngine {
     const ts = ctx.header.timestamp;
     const len = BigInt(vm.common.param('historicalRootsLength'));
     const idx = ts % len;
-    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx), bigIntToUnpaddedBytes(ts));
-    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, bigintTo32(idx + len), ctx.header.parentBeaconBlockRoot ?? ZERO32);
+    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, uint256ToBytes(idx), bigIntToUnpaddedBytes(ts));
+    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, uint256ToBytes(idx + len), ctx.header.parentBeaconBlockRoot ?? ZERO32);
     await vm.evm.journal.cleanup();
   }
 
@@ -855,7 +855,4 @@ function leftPad32(b: Uint8Array): Uint8Array {
   return out;
 }
 
-function bigintTo32(v: bigint): Uint8Array {
-  return leftPad32(bigIntToUnpaddedBytes(v));
-}
 

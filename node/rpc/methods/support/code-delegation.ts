@@ -10,7 +10,7 @@ import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { Account, createAddressFromString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { hexToBytes, intToBytes, type Hex } from '../../../crypto/bytes.ts';
+import { hexToBytes, intToBytes, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { keccak256 } from '../../../crypto/keccak.ts';
 import { recoverAddress } from '../../../crypto/secp256k1.ts';
 import type { AuthorizationParam } from '../../params.ts';
@@ -25,18 +25,14 @@ const DELEGATION_PREFIX = Uint8Array.of(0xef, 0x01, 0x00);
 const SECP_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const MAX_NONCE = 2n ** 64n - 1n;
 
-function word(n: bigint): Uint8Array {
-  return hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
-}
-
 /** The authority that signed a tuple, or undefined when the signature does not count (EIP-7702 rules). */
 export function authorityOf(a: Authorization): Hex | undefined {
   if (a.yParity !== 0 && a.yParity !== 1) return undefined;
   if (a.r === 0n || a.r >= SECP_N || a.s === 0n || a.s > SECP_N / 2n) return undefined;
   const message = keccak256(Uint8Array.from([MAGIC, ...RLP.encode([intToBytes(a.chainId), hexToBytes(a.address), intToBytes(a.nonce)])]));
   const signature = new Uint8Array(65);
-  signature.set(word(a.r), 0);
-  signature.set(word(a.s), 32);
+  signature.set(uint256ToBytes(a.r), 0);
+  signature.set(uint256ToBytes(a.s), 32);
   signature[64] = a.yParity;
   // Not through the process-wide signer cache: tuples come from callers, who must not be able to
   // push the consensus signatures out of it.

@@ -26,7 +26,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, KECCAK256_RLP, ValueEncoding, createAddressFromString } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
-import { bytesToHex, type Hex } from '../../../crypto/bytes.ts';
+import { bytesToHex, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
@@ -645,17 +645,8 @@ export class TransactionSimulator {
   }
 }
 
-function word32(v: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  for (let i = 31; i >= 0 && v > 0n; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
-}
-
 function minimal(v: bigint): Uint8Array {
-  const w = word32(v);
+  const w = uint256ToBytes(v);
   let i = 0;
   while (i < 32 && w[i] === 0) i++;
   return w.subarray(i);
@@ -695,9 +686,9 @@ async function applyOverride(sm: MerkleStateManager, o: StateOverride): Promise<
   if (o.code !== undefined) await sm.putCode(address, o.code);
   if (o.state !== undefined) {
     await sm.clearStorage(address);
-    for (const [k, v] of o.state) await sm.putStorage(address, word32(k), minimal(v));
+    for (const [k, v] of o.state) await sm.putStorage(address, uint256ToBytes(k), minimal(v));
   }
-  if (o.stateDiff !== undefined) for (const [k, v] of o.stateDiff) await sm.putStorage(address, word32(k), minimal(v));
+  if (o.stateDiff !== undefined) for (const [k, v] of o.stateDiff) await sm.putStorage(address, uint256ToBytes(k), minimal(v));
 }
 
 function haltingOpcode(ex: EVMResult['execResult']): number | undefined {
