@@ -8,6 +8,7 @@ import { bytesToHex, hexToBytes, type Hex } from './crypto/bytes.ts';
 import { privateKeyToAddress } from './crypto/secp256k1.ts';
 import { blockFromRlp, committedSealHash, onchainBlockHash, plainBlockHash, withExtraData, extraDataOf } from './chain/block-hashing.ts';
 import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './chain/chain.ts';
+import { checkBlobGasFields } from './chain/blob-gas-rules.ts';
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
@@ -170,6 +171,7 @@ export class QbftNode {
       writeGenesis: (sm) => writeGenesisState(sm, genesis),
       store: this.config.sharedExecution?.store,
       memo: this.config.sharedExecution?.memo,
+      depositContractAddress: genesis.depositContractAddress,
       blockHashes: (n) => {
         const entry = this.chain?.canonicalAt(Number(n));
         return entry ? hexToBytes(entry.hash) : undefined;
@@ -208,6 +210,7 @@ export class QbftNode {
         common: this.common,
         getAccount: async (address) => (await this.engine.getAccount(this.chain.head().block.header.stateRoot, address)) ?? { nonce: 0n, balance: 0n },
         baseFee: () => this.nextBaseFee(),
+        nextBlockPosition: () => this.nextBlockPosition(),
       },
     );
     const forks = forkScheduleOf(this.chain.genesis.hash, genesis);
@@ -385,6 +388,16 @@ export class QbftNode {
     for (const peer of this.runtime.transport.peers()) if (!except.includes(peer)) this.runtime.transport.send(peer, message);
   }
 
+  /**
+   * Where the next block falls in the fork schedule: the head's child at the present time (Besu's
+   * pool validates against getForNextBlockHeader(head, now)). Raw transactions decode under its fork.
+   */
+  nextBlockPosition(): { blockNumber: bigint; timestamp: bigint } {
+    const head = this.chain.head().block.header;
+    const nowSeconds = BigInt(Math.floor(this.runtime.clock.nowMs() / 1000));
+    return { blockNumber: head.number + 1n, timestamp: nowSeconds > head.timestamp ? nowSeconds : head.timestamp + 1n };
+  }
+
   private nextBaseFee(): bigint | undefined {
     const head = this.chain.head().block.header;
     return this.engine.nextBaseFee(head, head.number + 1n, head.timestamp + 1n);
@@ -453,6 +466,8 @@ export class QbftNode {
 
   /** Header rules of a block against its parent (`checkSeals` for sealed imports), then its ommers (Besu's generic body rules). */
   private async checkHeader(block: Block, parent: ChainEntry, checkSeals: boolean): Promise<string | undefined> {
+    const blobGas = checkBlobGasFields(block.header, parent.block.header, this.common);
+    if (blobGas) return blobGas;
     if (!this.bft) {
       const parentHeader = parent.block.header;
       const expectedBaseFee = this.engine.nextBaseFee(parentHeader, block.header.number, block.header.timestamp);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { paramsBlock } from '@ethereumjs/block';
 import { parseGenesis } from './genesis.ts';
 import { createCommonFromGenesis } from './common.ts';
 
@@ -7,9 +8,15 @@ const BLOB_GAS = 131_072n;
 function commonFor(config: Record<string, unknown>) {
   const genesis = parseGenesis(JSON.stringify({ config: { chainId: 7, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, qbft: { blockperiodseconds: 1 }, ...config }, gasLimit: '0x1000000', difficulty: '0x1', extraData: '0x', alloc: {} }));
   const common = createCommonFromGenesis(genesis);
+  common.updateParams(paramsBlock);
   return (timestamp: number) => {
     common.setHardforkBy({ blockNumber: 1n, timestamp: BigInt(timestamp) });
-    return { fork: common.hardfork(), maxBlobGas: common.param('maxBlobGasPerBlock'), targetBlobGas: common.param('targetBlobGasPerBlock'), fraction: common.param('blobGasPriceUpdateFraction') };
+    const figures = { fork: common.hardfork(), maxBlobGas: common.param('maxBlobGasPerBlock'), targetBlobGas: common.param('targetBlobGasPerBlock'), fraction: common.param('blobGasPriceUpdateFraction') };
+    // What the block library reads (excess blob gas, blob limits): bpo forks answer from other params.
+    const schedule = common.getBlobGasSchedule();
+    if (schedule.maxBlobGasPerBlock !== figures.maxBlobGas || schedule.targetBlobGasPerBlock !== figures.targetBlobGas || schedule.blobGasPriceUpdateFraction !== figures.fraction)
+      throw new Error(`${figures.fork}: getBlobGasSchedule ${JSON.stringify(schedule, (_, v) => (typeof v === 'bigint' ? String(v) : v))} differs from the params`);
+    return figures;
   };
 }
 

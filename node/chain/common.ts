@@ -15,7 +15,7 @@
 import { Common, Hardfork, Mainnet, type ChainConfig, type CustomCrypto, type HardforkConfig, type HardforkTransitionConfig } from '@ethereumjs/common';
 import { bytesToHex } from '../crypto/bytes.ts';
 import { customCrypto as ethereumjsCrypto } from '../crypto/ethereumjs-crypto.ts';
-import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from './genesis.ts';
+import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type BlobParams, type Genesis } from './genesis.ts';
 
 export interface CommonOptions {
   /** Merged over the default: node/crypto/ethereumjs-crypto.ts (native keccak and secp256k1 when they load). */
@@ -64,6 +64,11 @@ function consensusFor(genesis: Genesis): ChainConfig['consensus'] {
 }
 
 const BLOB_GAS_PER_BLOB = 131_072;
+/** The library's own figures of the forks that set them (EIP-4844, EIP-7691). */
+const LIBRARY_BLOBS: Record<string, BlobParams> = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3_338_477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5_007_716 },
+};
 /** Prague's EIPs without 2935, 6110, 7002 and 7251 (see customHardforks). */
 const BFT_PRAGUE_EIPS = [2537, 7623, 7685, 7691, 7702];
 
@@ -90,27 +95,29 @@ function customHardforks(genesis: Genesis, bft: boolean): NonNullable<ChainConfi
   // FrontierPreExecutionProcessor and RequestProcessorCoordinator.noOp() for PoA); EIP-7685's
   // requestsHash stays in the header, the hash of no requests.
   if (bft) out[Hardfork.Prague] = { ...libraryHardforks.get(Hardfork.Prague)!, eips: BFT_PRAGUE_EIPS };
+  // The library reads a bpo fork's figures from `target`/`max` (blob counts) and the others' from
+  // `targetBlobGasPerBlock`/`maxBlobGasPerBlock`, so every bpo fork carries both, even without an entry.
+  let inForce: BlobParams = LIBRARY_BLOBS.cancun;
   for (const name of TIME_ORDER) {
     // Every bpo fork is redefined, scheduled or not: an unscheduled one can still switch on with a
     // later configured fork (see hardforkSchedule).
-    if (genesis.forkTimestamps[name] === undefined && !name.startsWith('bpo')) continue;
+    const bpo = name.startsWith('bpo');
+    if (genesis.forkTimestamps[name] === undefined && !bpo) continue;
     const blobs = genesis.blobSchedule[name];
     // A blob-parameter fork changes only what its blobSchedule entry says (Besu keeps the previous
     // schedule without one); the library's bpo1/bpo2 carry mainnet's figures instead.
-    const bpo = name.startsWith('bpo');
     const base: HardforkConfig | undefined = bpo ? { eips: [] } : (out[name] ?? libraryHardforks.get(name));
     if (!base) continue;
-    if (!blobs) {
-      if (bpo) out[name] = base;
-      continue;
-    }
+    inForce = blobs ?? LIBRARY_BLOBS[name] ?? inForce;
+    if (!blobs && !bpo) continue;
     out[name] = {
       ...base,
       params: {
         ...(bpo ? {} : (base.params ?? {})),
-        targetBlobGasPerBlock: BLOB_GAS_PER_BLOB * blobs.target,
-        maxBlobGasPerBlock: BLOB_GAS_PER_BLOB * blobs.max,
-        blobGasPriceUpdateFraction: blobs.baseFeeUpdateFraction,
+        ...(bpo ? { target: inForce.target, max: inForce.max } : {}),
+        targetBlobGasPerBlock: BLOB_GAS_PER_BLOB * inForce.target,
+        maxBlobGasPerBlock: BLOB_GAS_PER_BLOB * inForce.max,
+        blobGasPriceUpdateFraction: inForce.baseFeeUpdateFraction,
       },
     };
   }

@@ -74,6 +74,8 @@ export interface Genesis {
   forkTimestamps: Record<string, number>;
   /** `config.blobSchedule` by fork name: blobs per block and the blob base fee update fraction (EIP-7840). */
   blobSchedule: Record<string, BlobParams>;
+  /** `config.depositContractAddress`: EIP-6110's deposit contract on a chain without a BFT section. */
+  depositContractAddress?: Hex;
   timestamp: number;
   gasLimit: bigint;
   difficulty: bigint;
@@ -476,9 +478,9 @@ function parseHeaderFields(root: Json) {
   };
   const optional: Partial<Pick<Genesis, 'baseFeePerGas' | 'excessBlobGas' | 'blobGasUsed' | 'parentBeaconBlockRoot'>> = {};
   if (root.basefeepergas !== undefined && root.basefeepergas !== null) optional.baseFeePerGas = longDecode(root.basefeepergas, 'baseFeePerGas');
-  if (root.excessblobgas !== undefined) optional.excessBlobGas = hexUnsignedLong(root.excessblobgas, 'excessBlobGas');
-  if (root.blobgasused !== undefined) optional.blobGasUsed = hexUnsignedLong(root.blobgasused, 'blobGasUsed');
-  if (root.parentbeaconblockroot !== undefined) optional.parentBeaconBlockRoot = hexFixed32(root.parentbeaconblockroot, 'parentBeaconBlockRoot');
+  if (root.excessblobgas !== undefined && root.excessblobgas !== null) optional.excessBlobGas = hexUnsignedLong(root.excessblobgas, 'excessBlobGas');
+  if (root.blobgasused !== undefined && root.blobgasused !== null) optional.blobGasUsed = hexUnsignedLong(root.blobgasused, 'blobGasUsed');
+  if (root.parentbeaconblockroot !== undefined && root.parentbeaconblockroot !== null) optional.parentBeaconBlockRoot = hexFixed32(root.parentbeaconblockroot, 'parentBeaconBlockRoot');
   return { ...fields, ...optional };
 }
 
@@ -511,16 +513,8 @@ export function parseGenesis(input: string | unknown): Genesis {
   if (!isObject(json)) throw new GenesisError('(root)', 'must be a JSON object');
   const root = normalizeKeys(json) as Json;
   const config = optionalObject(root.config, 'config');
-  const { forkBlocks, forkTimestamps } = parseForks(config);
   const genesis: Genesis = {
-    chainId: parseChainId(config),
-    config,
-    consensus: consensusOf(config),
-    qbft: parseQbftOptions(config.qbft),
-    transitions: parseTransitions(config),
-    forkBlocks,
-    forkTimestamps,
-    blobSchedule: parseBlobSchedule(config),
+    ...parseChainRules(config),
     ...parseHeaderFields(root),
     number: 0,
     alloc: parseAlloc(root.alloc),
@@ -534,7 +528,23 @@ export function parseGenesis(input: string | unknown): Genesis {
  */
 export function withConfig(genesis: Genesis, rawConfig: unknown): Genesis {
   const config = optionalObject((normalizeKeys({ config: rawConfig }) as Json).config, 'config');
+  return { ...genesis, ...parseChainRules(config) };
+}
+
+/** Everything the `config` object decides. */
+function parseChainRules(config: Json) {
   const { forkBlocks, forkTimestamps } = parseForks(config);
-  return { ...genesis, chainId: parseChainId(config), config, consensus: consensusOf(config), qbft: parseQbftOptions(config.qbft), transitions: parseTransitions(config), forkBlocks, forkTimestamps, blobSchedule: parseBlobSchedule(config) };
+  const raw = config.depositcontractaddress;
+  return {
+    chainId: parseChainId(config),
+    config,
+    consensus: consensusOf(config),
+    qbft: parseQbftOptions(config.qbft),
+    transitions: parseTransitions(config),
+    forkBlocks,
+    forkTimestamps,
+    blobSchedule: parseBlobSchedule(config),
+    depositContractAddress: raw === undefined || raw === null ? undefined : lenientAddress(raw, 'config.depositContractAddress'),
+  };
 }
 

@@ -219,6 +219,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
         },
       },
       onError: (error) => log.log('error', 'JSON-RPC server error', { error: String(error) }),
+      onInternalError: (method, error) => log.log('error', 'Error processing JSON-RPC request', { method, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
     });
   } catch (err) {
     rpc.close();

@@ -22,10 +22,9 @@
  * - Reads (`call`, `getAccount`, ...) use a second VM so they never disturb the warm caches of
  *   the block VM; each VM serializes its own work (FIFO), so concurrent callers are safe.
  *
- * Supported forks: Frontier..Osaka and the blob-parameter forks on BFT chains, which run Prague
- * as Besu runs it on PoA: no EIP-2935/6110/7002/7251 system calls, the requestsHash of no requests
- * (node/chain/common.ts). A chain that would need those system calls is refused with
- * UNSUPPORTED_FORK. QBFT blocks carry no withdrawals and no blob transactions; imported non-BFT
+ * Supported forks: Frontier..Osaka and the blob-parameter forks. BFT chains run Prague as Besu
+ * runs it on PoA: no EIP-2935/6110/7002/7251 system calls, the requestsHash of no requests
+ * (node/chain/common.ts); other chains make them (system-calls.ts). QBFT blocks carry no withdrawals and no blob transactions; imported non-BFT
  * chains may (`allowWithdrawalsAndBlobs`), and blob transactions are never built here.
  */
 import { Mutex } from '../collections/mutex.ts';
@@ -52,6 +51,8 @@ import { orderedTrieRoot } from './ordered-trie.ts';
 import { txChainId, useFastCrypto } from './tx-utils.ts';
 import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
 import { executionKey, type ExecutionMemo } from './execution-memo.ts';
+import { ExecutionError } from './execution-error.ts';
+import { MAINNET_DEPOSIT_CONTRACT, collectRequests, makesSystemWrites, requestsHash, storeParentHash } from './system-calls.ts';
 
 export type { TxReceipt } from '@ethereumjs/vm';
 export { txChainId, useFastCrypto } from './tx-utils.ts';
@@ -125,29 +126,7 @@ export interface ExecuteOptions {
   allowWithdrawalsAndBlobs?: boolean;
 }
 
-export type ExecutionErrorReason =
-  | 'UNKNOWN_PARENT_STATE'
-  | 'UNSUPPORTED_FORK'
-  | 'INVALID_REQUESTS_HASH'
-  | 'INVALID_TRANSACTION'
-  | 'INVALID_TRANSACTIONS_ROOT'
-  | 'INVALID_WITHDRAWALS'
-  | 'INVALID_BLOB_GAS'
-  | 'GAS_LIMIT_EXCEEDED'
-  | 'INVALID_GAS_USED'
-  | 'INVALID_RECEIPTS_ROOT'
-  | 'INVALID_LOGS_BLOOM'
-  | 'INVALID_STATE_ROOT';
-
-export class ExecutionError extends Error {
-  constructor(
-    readonly reason: ExecutionErrorReason,
-    message: string,
-  ) {
-    super(`${reason}: ${message}`);
-    this.name = 'ExecutionError';
-  }
-}
+export { ExecutionError, type ExecutionErrorReason } from './execution-error.ts';
 
 export interface AccountInfo {
   nonce: bigint;
@@ -201,6 +180,8 @@ export interface ExecutionEngineOptions {
   initialBaseFee?: bigint;
   /** Clear the state manager's caches past this many cached accounts (default 100,000). */
   maxCachedAccounts?: number;
+  /** EIP-6110's deposit contract (genesis `depositContractAddress`; default mainnet's, as in Besu). */
+  depositContractAddress?: Hex;
 }
 
 const ZERO32 = new Uint8Array(32);
@@ -258,6 +239,8 @@ interface BodyResult {
   gasUsed: bigint;
   bloom: Uint8Array;
   stateRoot: Uint8Array;
+  /** EIP-7685 requestsHash of what the body produced (from Prague). */
+  requestsHash?: Uint8Array;
 }
 
 function makeStateManager(common: Common, store: TrieNodeStore): MerkleStateManager {
@@ -301,6 +284,7 @@ export class ExecutionEngine {
   /** A Common copy only for fork questions asked outside the mutexes (nextBaseFee). */
   private readonly probe: Common;
   private readonly memo?: ExecutionMemo;
+  private readonly depositContract: Hex;
   /** Counters for diagnostics and tests. */
   readonly stats = { built: 0, executed: 0, fastPath: 0, txsRun: 0, memoHits: 0 };
 
@@ -323,6 +307,7 @@ export class ExecutionEngine {
     this.maxCachedAccounts = opts.maxCachedAccounts ?? 100_000;
     this.probe = common.copy();
     this.memo = opts.memo;
+    this.depositContract = opts.depositContractAddress ?? MAINNET_DEPOSIT_CONTRACT;
   }
 
   static async create(opts: ExecutionEngineOptions): Promise<ExecutionEngine> {
@@ -474,7 +459,7 @@ export class ExecutionEngine {
     let body: BodyResult;
     if (req.transactions.length === 0 && rewards.length === 0 && !(await this.hasSystemWrites(c, parentRoot))) {
       this.stats.fastPath++;
-      body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentRoot };
+      body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentRoot, requestsHash: headerData.requestsHash };
     } else {
       const ctx = this.contextBlock(c, { ...headerData, coinbase: req.feeRecipient ?? req.coinbase });
       this.main.chain.parent = { number: req.number - 1n, hash: req.parentHash };
@@ -486,6 +471,7 @@ export class ExecutionEngine {
     const header = createBlockHeader(
       {
         ...headerData,
+        requestsHash: body.requestsHash,
         stateRoot: body.stateRoot,
         transactionsTrie,
         receiptTrie,
@@ -506,6 +492,7 @@ export class ExecutionEngine {
         receipts: body.receipts,
         gasUsed: body.gasUsed,
         bloom: body.bloom,
+        requestsHash: body.requestsHash,
       });
     this.store.maybePrune();
     return { block, receipts: body.receipts, skipped: body.skipped };
@@ -531,8 +518,6 @@ export class ExecutionEngine {
       if (!h.withdrawalsRoot || !equalBytes(h.withdrawalsRoot, root))
         throw new ExecutionError('INVALID_WITHDRAWALS', `withdrawals root ${h.withdrawalsRoot ? bytesToHex(h.withdrawalsRoot) : 'missing'}, body ${bytesToHex(root)}`);
     } else if (withdrawals.length > 0) throw new ExecutionError('INVALID_WITHDRAWALS', 'withdrawals before Shanghai');
-    if (c.isActivatedEIP(7685) && (!h.requestsHash || !equalBytes(h.requestsHash, SHA256_NULL)))
-      throw new ExecutionError('INVALID_REQUESTS_HASH', `requestsHash ${h.requestsHash ? bytesToHex(h.requestsHash) : 'missing'}, expected the hash of no requests ${bytesToHex(SHA256_NULL)}`);
     if (c.isActivatedEIP(4844)) {
       const blobGas = foreign ? block.transactions.reduce((sum, tx) => sum + blobGasOf(tx, c), 0n) : 0n;
       if (h.blobGasUsed !== blobGas) throw new ExecutionError('INVALID_BLOB_GAS', `blobGasUsed ${h.blobGasUsed}, expected ${blobGas}`);
@@ -548,10 +533,10 @@ export class ExecutionEngine {
     let body: BodyResult;
     if (known && this.store.hasRoot(known.stateRoot)) {
       this.stats.memoHits++;
-      body = { included: block.transactions, receipts: known.receipts, skipped: [], gasUsed: known.gasUsed, bloom: known.bloom, stateRoot: known.stateRoot };
+      body = { included: block.transactions, receipts: known.receipts, skipped: [], gasUsed: known.gasUsed, bloom: known.bloom, stateRoot: known.stateRoot, requestsHash: known.requestsHash };
     } else if (block.transactions.length === 0 && rewards.length === 0 && withdrawals.length === 0 && !(await this.hasSystemWrites(c, parentStateRoot))) {
       this.stats.fastPath++;
-      body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentStateRoot };
+      body = { included: [], receipts: [], skipped: [], gasUsed: 0n, bloom: ZERO_BLOOM, stateRoot: parentStateRoot, requestsHash: c.isActivatedEIP(7685) ? SHA256_NULL : undefined };
     } else {
       const ctx = this.contextBlock(c, {
         parentHash: h.parentHash,
@@ -583,10 +568,12 @@ export class ExecutionEngine {
     if (!equalBytes(body.bloom, h.logsBloom)) throw new ExecutionError('INVALID_LOGS_BLOOM', 'logs bloom differs');
     if (!equalBytes(body.stateRoot, h.stateRoot))
       throw new ExecutionError('INVALID_STATE_ROOT', `executed ${bytesToHex(body.stateRoot)}, header ${bytesToHex(h.stateRoot)}`);
+    if (body.requestsHash !== undefined && (!h.requestsHash || !equalBytes(h.requestsHash, body.requestsHash)))
+      throw new ExecutionError('INVALID_REQUESTS_HASH', `requestsHash ${h.requestsHash ? bytesToHex(h.requestsHash) : 'missing'}, executed ${bytesToHex(body.requestsHash)}${equalBytes(body.requestsHash, SHA256_NULL) ? ' (no requests)' : ''}`);
 
     this.retention.touch(body.stateRoot);
     this.stats.executed++;
-    if (memoKey !== undefined) this.memo!.set(memoKey, { stateRoot: body.stateRoot, receipts: body.receipts, gasUsed: body.gasUsed, bloom: body.bloom });
+    if (memoKey !== undefined) this.memo!.set(memoKey, { stateRoot: body.stateRoot, receipts: body.receipts, gasUsed: body.gasUsed, bloom: body.bloom, requestsHash: body.requestsHash });
     this.store.maybePrune();
     return { receipts: body.receipts, stateRoot: body.stateRoot, gasUsed: body.gasUsed };
   }
@@ -620,8 +607,10 @@ export class ExecutionEngine {
       const bloom = new Bloom(undefined, c);
       let gasUsed = 0n;
       let receiptGas = 0n;
+      let requestsCommitment: Uint8Array | undefined;
       try {
         if (c.isActivatedEIP(4788)) await this.beaconRootSystemCall(ctx);
+        await storeParentHash(vm, ctx);
         for (let i = 0; i < txs.length; i++) {
           const tx = txs[i];
           const reject = (reason: string, message: string): void => {
@@ -663,6 +652,7 @@ export class ExecutionEngine {
         // EIP-4895: amounts are in gwei; no gas, no logs, after the transactions.
         for (const w of withdrawals) await this.credit(w.address.toString(), w.amount * 1_000_000_000n);
         if (rewards.length > 0 || withdrawals.length > 0) await vm.evm.journal.cleanup();
+        if (c.isActivatedEIP(7685)) requestsCommitment = requestsHash(await collectRequests(vm, ctx, receipts, this.depositContract));
         await vm.evm.journal.commit();
       } catch (e) {
         await vm.evm.journal.revert();
@@ -672,7 +662,7 @@ export class ExecutionEngine {
       const stateRoot = await slot.sm.getStateRoot();
       slot.root = stateRoot;
       this.trimCaches(slot);
-      return { included, receipts, skipped, gasUsed, bloom: bloom.bitvector, stateRoot };
+      return { included, receipts, skipped, gasUsed, bloom: bloom.bitvector, stateRoot, requestsHash: requestsCommitment };
     } finally {
       this.store.endWork();
     }
@@ -776,10 +766,6 @@ export class ExecutionEngine {
   private setFork(slot: VmSlot, number: bigint, timestamp: number | bigint): Common {
     const c = slot.common;
     c.setHardforkBy({ blockNumber: number, timestamp: BigInt(timestamp) });
-    // BFT chains run Prague without system calls or request processors (node/chain/common.ts);
-    // other chains would need them, which this engine does not make.
-    if (c.isActivatedEIP(7685) && (c.isActivatedEIP(2935) || c.isActivatedEIP(7002) || c.isActivatedEIP(7251) || c.isActivatedEIP(6110)))
-      throw new ExecutionError('UNSUPPORTED_FORK', `${c.hardfork()} with system contract calls (EIP-2935/6110/7002/7251) is not supported by this engine; QBFT chains run it without them, as Besu does`);
     return c;
   }
 
@@ -799,7 +785,9 @@ export class ExecutionEngine {
    * specs for Clique, IBFT 2.0 and QBFT run no pre-execution processor (MainnetProtocolSpecs).
    */
   private async hasSystemWrites(c: Common, root: Uint8Array): Promise<boolean> {
-    if (!c.isActivatedEIP(4788) || c.consensusType() === 'bft') return false;
+    if (c.consensusType() === 'bft') return false;
+    if (makesSystemWrites(c)) return true;
+    if (!c.isActivatedEIP(4788)) return false;
     return this.reader.mutex.run(async () => {
       await this.position(this.reader, root);
       return (await this.reader.sm.getCode(BEACON_ROOTS_ADDRESS)).length > 0;

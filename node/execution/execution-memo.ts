@@ -24,6 +24,7 @@ export interface ExecutionOutcome {
   receipts: TxReceipt[];
   gasUsed: bigint;
   bloom: Uint8Array;
+  requestsHash?: Uint8Array;
 }
 
 export interface ExecutionInputs {

@@ -1,7 +1,7 @@
 /**
  * Prague and Osaka on a QBFT chain as Besu runs them: no system contract calls and no request
  * processors (PoA), a requestsHash of no requests in every header, EIP-7702 set-code transactions
- * and Osaka's CLZ opcode in the EVM; a non-BFT chain that would need the system calls is refused.
+ * and Osaka's CLZ opcode in the EVM. Non-BFT chains make the system calls: system-calls.test.ts.
  */
 import test from 'ava';
 import type { Block } from '@ethereumjs/block';
@@ -81,18 +81,6 @@ test('EIP-7702: a set-code transaction delegates an account to a contract, and c
   const again = await makeChain({ prague: true, fundedCount: 2 });
   const imported = await again.engine.executeBlock(built.block, again.engine.genesisStateRoot);
   t.deepEqual(imported.stateRoot, built.block.header.stateRoot);
-});
-
-test('a chain without a BFT section needs the Prague system calls, which this engine refuses clearly', async (t) => {
-  const json = testGenesisJson({ prague: true }) as { config: Record<string, unknown> };
-  delete json.config.qbft;
-  json.config.ethash = {};
-  const genesis = parseGenesis(JSON.stringify(json));
-  const common = createCommonFromGenesis(genesis);
-  const engine = await ExecutionEngine.create({ common, writeGenesis: (sm) => writeGenesisState(sm, genesis) });
-  const parent = (await makeChain({ prague: true })).genesisBlock;
-  const e = await t.throwsAsync(engine.buildBlock(req(parent, [])));
-  t.is((e as ExecutionError).reason, 'UNSUPPORTED_FORK');
 });
 
 function bigintBytes(n: bigint): Uint8Array {

@@ -237,3 +237,22 @@ test('pre-London pool: 1559 transactions are refused, legacy ordering by gas pri
   const picked = pool.selectForBlock(undefined, 30_000_000n, () => 0n);
   t.deepEqual(picked.map((tx) => tx.getSenderAddress().toString()), [addr(keys[1]), addr(keys[0])]);
 });
+
+test('raw transactions decode under the fork of the next block, not the fork the chain started with', async (t) => {
+  // A chain that starts at Berlin and reaches London later (mainnet's schedule): EIP-1559 transactions
+  // are undecodable before London and welcome after it.
+  const berlin = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: 'berlin', customCrypto });
+  const london = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: 'london', customCrypto });
+  let position = { blockNumber: 12_000_000n, timestamp: 1_600_000_000n };
+  const pool = new TxPool({ minGasPrice: 0n }, {
+    getAccount: async () => ({ nonce: 0n, balance: 10n ** 20n }),
+    chainId: CHAIN_ID,
+    baseFee: () => GWEI,
+    common: berlin,
+    nextBlockPosition: () => position,
+  });
+  const raw = eip1559(keys[0], 0n, 2n * GWEI, GWEI, london).serialize();
+  t.like(await pool.add(raw), { ok: false, error: 'INVALID_TRANSACTION_FORMAT' });
+  position = { blockNumber: 13_000_000n, timestamp: 1_630_000_000n };
+  t.like(await pool.add(raw), { ok: true });
+});

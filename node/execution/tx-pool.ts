@@ -66,6 +66,8 @@ export interface TxPoolDeps {
   common?: Common;
   /** Gas limit of the chain head (EXCEEDS_BLOCK_GAS_LIMIT check); unchecked when absent. */
   blockGasLimit?(): bigint;
+  /** Where the next block falls in the fork schedule: raw transactions decode under its fork (default: `common`'s own fork). */
+  nextBlockPosition?(): { blockNumber: bigint; timestamp: bigint };
 }
 
 export type TxPoolError =
@@ -321,7 +323,7 @@ export class TxPool {
       if (chainId !== undefined && chainId !== this.deps.chainId)
         return this.reject('WRONG_CHAIN_ID', `transaction chain id ${chainId}, expected ${this.deps.chainId}`);
       try {
-        tx = createTxFromRLP(input, { common: decodingCommon(this.common) });
+        tx = createTxFromRLP(input, { common: decodingCommon(this.common, this.deps.nextBlockPosition?.()) });
       } catch (e) {
         const m = e instanceof Error ? e.message : String(e);
         if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/i.test(m))

@@ -243,6 +243,18 @@ test('-32603: any other exception (sync or async) and unserializable results; th
   t.is((await send(d, req('eth_gasPrice'))).httpStatus, 200);
 });
 
+test('an internal error reaches onInternalError with its method (for the log); RpcErrors and a throwing hook do not change answers', async (t) => {
+  const seen: string[] = [];
+  const d = dispatcher({ onInternalError: (method, e) => seen.push(`${method}: ${e instanceof Error ? e.message : String(e)}`) });
+  await send(d, req('eth_gasPrice'));
+  await send(d, req('eth_chainId'));
+  await send(d, req('eth_getBalance'));
+  t.is(seen.length, 2);
+  t.true(seen[0].startsWith('eth_gasPrice: ') && seen[1].startsWith('eth_chainId: '), seen.join(' | '));
+  const throwing = dispatcher({ onInternalError: () => { throw new Error('log down'); } });
+  t.is((await send(throwing, req('eth_gasPrice'))).body, '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}');
+});
+
 test('a handler error equal to Invalid Request maps to HTTP 400 as Besu findErrorType does', async (t) => {
   const r = await send(dispatcher(), req('eth_coinbase'));
   t.is(r.httpStatus, 400);

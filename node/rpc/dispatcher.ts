@@ -66,6 +66,8 @@ export interface DispatcherOptions {
     params: unknown[],
     outcome: { result?: unknown; error?: { code: number; message: string } },
   ) => void;
+  /** A method threw something that is not an RpcError (answered -32603 "Internal error"): for the log, as Besu logs it. */
+  onInternalError?: (method: string, error: unknown) => void;
 }
 
 export interface DispatchResult {
@@ -378,15 +380,24 @@ export class Dispatcher {
       return { kind: 'error', id, error: errorOf('UNAUTHORIZED'), unauthorized: true };
     }
     let result: unknown;
+    const failed = (e: unknown): Outcome => {
+      if (!(e instanceof RpcError))
+        try {
+          this.opts.onInternalError?.(spec.name, e);
+        } catch {
+          // the log's own failure must not change the answer
+        }
+      return failure(e, id);
+    };
     try {
       result = spec.handler(params, ctx, this.opts.enabledApis);
     } catch (e) {
-      return failure(e, id);
+      return failed(e);
     }
     if (isThenable(result)) {
       return Promise.resolve(result).then(
         (value): Outcome => ({ kind: 'result', id, result: value }),
-        (e: unknown) => failure(e, id),
+        failed,
       );
     }
     return { kind: 'result', id, result };

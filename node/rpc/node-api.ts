@@ -450,7 +450,7 @@ export class NodeApi {
     }
     if (chainId === undefined || chainId === this.chainId) {
       try {
-        const tx = createTxFromRLP(raw, { common: decodingCommon(this.node.common) });
+        const tx = createTxFromRLP(raw, { common: decodingCommon(this.node.common, this.node.nextBlockPosition()) });
         if (!tx.isSigned()) throw new Error('unsigned');
         tx.getSenderAddress();
       } catch {

@@ -31,6 +31,8 @@ export interface RpcServersOptions {
   /** A connection (ws/ipc) closed: drop its subscriptions. */
   onConnectionClosed?: (connectionId: string) => void;
   onError?: (error: unknown) => void;
+  /** A method failed with an internal error (answered -32603). */
+  onInternalError?: (method: string, error: unknown) => void;
 }
 
 export interface RpcServers {
@@ -57,6 +59,7 @@ export async function startRpcServers(o: RpcServersOptions): Promise<RpcServers>
         transport: 'http',
         authEnabled: auth !== undefined,
         methodsNoAuth: new Set(auth?.methodsNoAuth ?? []),
+        onInternalError: o.onInternalError,
       });
       const http = await startHttpRpc({ ...http0, dispatcher, hostAllowlist: o.hostAllowlist, health: o.health, auth: auth?.hook, onError: o.onError });
       closers.push(() => http.close());
@@ -71,13 +74,14 @@ export async function startRpcServers(o: RpcServersOptions): Promise<RpcServers>
         transport: 'ws',
         authEnabled: auth !== undefined,
         methodsNoAuth: new Set(auth?.methodsNoAuth ?? []),
+        onInternalError: o.onInternalError,
       });
       const ws = await startWsRpc({ ...ws0, dispatcher, hostAllowlist: o.hostAllowlist, auth: auth?.hook, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
       closers.push(() => ws.close());
       servers.wsPort = ws.port;
     }
     if (o.ipc) {
-      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ipc.apis, { option: '--Xrpc-ipc-api' })), maxBatchSize: NON_HTTP_MAX_BATCH_SIZE, transport: 'ipc' });
+      const dispatcher = new Dispatcher({ registry: o.registry, enabledApis: new Set(parseApiList(o.ipc.apis, { option: '--Xrpc-ipc-api' })), maxBatchSize: NON_HTTP_MAX_BATCH_SIZE, transport: 'ipc', onInternalError: o.onInternalError });
       const ipc = await startIpcRpc({ path: o.ipc.path, dispatcher, onConnectionClosed: o.onConnectionClosed, onError: o.onError });
       closers.push(() => ipc.close());
       servers.ipcPath = ipc.path;

@@ -14,7 +14,8 @@
  * - `precompiles`: Besu's registry names; Prague adds the BLS12-381 ones, Osaka P256VERIFY.
  * - `systemContracts`: the pre-execution and request contracts the spec calls. Besu's specs for
  *   Clique, IBFT 2.0 and QBFT call none (FrontierPreExecutionProcessor, no request processors),
- *   so BFT chains report none; other chains get the beacon roots contract from Cancun on.
+ *   so BFT chains report none; other chains get the beacon roots contract from Cancun on and the
+ *   history, deposit, withdrawal and consolidation contracts from Prague on.
  */
 import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
 import { forkIdAtHead, forkScheduleOf } from '../../p2p/fork-id.ts';
@@ -22,6 +23,7 @@ import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from '../../chain/genes
 import type { NodeApi } from '../node-api.ts';
 import type { RpcMethodSpec } from '../registry.ts';
 import { maxBlobGasOf, withBlockParams } from './support/blob-fees.ts';
+import { CONSOLIDATION_REQUEST_ADDRESS, HISTORY_STORAGE_ADDRESS, MAINNET_DEPOSIT_CONTRACT, WITHDRAWAL_REQUEST_ADDRESS } from '../../execution/system-calls.ts';
 
 interface Milestone {
   name: string;
@@ -104,9 +106,21 @@ function forkConfig(api: NodeApi, fork: Milestone): Record<string, unknown> {
     forkId: forkIdAt(genesis, api.node.chain.genesis.hash, fork),
     precompiles,
   };
-  // Non-BFT chains after Prague are refused by the engine, so only the beacon roots contract remains.
-  if (cancun && genesis.consensus === 'ethash') config.systemContracts = { BEACON_ROOTS_ADDRESS: '0x000f3df6d732807ef1319fb7b8bb8522d0beac02' };
+  if (cancun && genesis.consensus === 'ethash') config.systemContracts = systemContractsOf(genesis, fork);
   return config;
+}
+
+/** The contracts a non-BFT chain's fork calls (node/execution/system-calls.ts), by EIP-7910 name. */
+function systemContractsOf(genesis: Genesis, fork: Milestone): Record<string, Hex> {
+  const contracts: Record<string, Hex> = { BEACON_ROOTS_ADDRESS: '0x000f3df6d732807ef1319fb7b8bb8522d0beac02' };
+  if (atLeast(fork.name, 'prague'))
+    Object.assign(contracts, {
+      CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS: CONSOLIDATION_REQUEST_ADDRESS.toString(),
+      DEPOSIT_CONTRACT_ADDRESS: genesis.depositContractAddress ?? MAINNET_DEPOSIT_CONTRACT,
+      HISTORY_STORAGE_ADDRESS: HISTORY_STORAGE_ADDRESS.toString(),
+      WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS: WITHDRAWAL_REQUEST_ADDRESS.toString(),
+    });
+  return contracts;
 }
 
 export function ethConfigMethods(api: NodeApi): RpcMethodSpec[] {
