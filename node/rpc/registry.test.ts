@@ -12,8 +12,8 @@ import {
   type ApiGroup,
 } from './registry.ts';
 
-test('Besu 26.x API groups and defaults', (t) => {
-  t.deepEqual([...ALL_API_GROUPS], ['ETH', 'DEBUG', 'MINER', 'NET', 'PERM', 'WEB3', 'ADMIN', 'TXPOOL', 'TRACE', 'PLUGINS', 'IBFT', 'ENGINE', 'QBFT', 'TESTING']);
+test('Besu API groups (26.x, with 25.4\'s EEA, PRIV and CLIQUE) and defaults', (t) => {
+  t.deepEqual([...ALL_API_GROUPS], ['ETH', 'DEBUG', 'MINER', 'NET', 'PERM', 'WEB3', 'ADMIN', 'EEA', 'PRIV', 'TXPOOL', 'TRACE', 'PLUGINS', 'CLIQUE', 'IBFT', 'ENGINE', 'QBFT', 'TESTING']);
   t.deepEqual(DEFAULT_APIS, ['ETH', 'NET', 'WEB3']);
 });
 
@@ -22,7 +22,8 @@ test('parseApiList', (t) => {
   t.deepEqual(parseApiList('eth, net ,Qbft'), ['ETH', 'NET', 'QBFT']);
   t.deepEqual(parseApiList('ETH,ETH,NET'), ['ETH', 'NET']);
   t.deepEqual(parseApiList(['TXPOOL', 'debug']), ['TXPOOL', 'DEBUG']);
-  t.throws(() => parseApiList('ETH,FOO,CLIQUE'), { message: "Invalid value for option '--rpc-http-api': invalid entries found [FOO, CLIQUE]" });
+  t.deepEqual(parseApiList('PRIV,EEA,CLIQUE'), ['PRIV', 'EEA', 'CLIQUE']);
+  t.throws(() => parseApiList('ETH,FOO,GOQUORUM'), { message: "Invalid value for option '--rpc-http-api': invalid entries found [FOO, GOQUORUM]" });
   t.throws(() => parseApiList('ETH,  NET'), { message: "Invalid value for option '--rpc-http-api': invalid entries found [ NET]" });
   t.throws(() => parseApiList('eth', { option: '--rpc-ws-api', caseSensitive: true }), {
     message: "Invalid value for option '--rpc-ws-api': invalid entries found [eth]",
@@ -31,12 +32,14 @@ test('parseApiList', (t) => {
 });
 
 test('BESU_RPC_METHODS holds the RpcMethod enum names', (t) => {
-  t.is(BESU_RPC_METHOD_NAMES.length, 156);
-  t.is(BESU_RPC_METHODS.size, 156);
+  // 156 names of Besu 26's RpcMethod + 29 of the CLIQUE, PRIV and EEA groups of Besu 25.4
+  t.is(BESU_RPC_METHOD_NAMES.length, 185);
+  t.is(BESU_RPC_METHODS.size, 185);
   for (const m of ['eth_blockNumber', 'eth_subscribe', 'eth_unsubscribe', 'qbft_getValidatorsByBlockNumber', 'qbft_getRequestTimeoutSeconds', 'txpool_besuTransactions', 'rpc_modules', 'engine_preparePayload_debug', 'debug_traceBlockByNumber', 'admin_peers', 'miner_start', 'eth_getBlockReceipts']) {
     t.true(BESU_RPC_METHODS.has(m), m);
   }
-  for (const m of ['eth_sign', 'clique_getSigners', 'priv_call', 'eea_sendRawTransaction', 'eth_getWork', 'txpool_content']) t.false(BESU_RPC_METHODS.has(m), m);
+  for (const m of ['clique_getSigners', 'priv_call', 'priv_subscribe', 'eea_sendRawTransaction', 'privx_findFlexiblePrivacyGroup']) t.true(BESU_RPC_METHODS.has(m), m);
+  for (const m of ['eth_sign', 'eth_getWork', 'txpool_content', 'eth_sendRawPrivateTransaction']) t.false(BESU_RPC_METHODS.has(m), m);
 });
 
 test('groupOfBesuMethod by prefix', (t) => {
@@ -45,7 +48,8 @@ test('groupOfBesuMethod by prefix', (t) => {
     ['txpool_status', 'TXPOOL'], ['debug_traceTransaction', 'DEBUG'], ['admin_nodeInfo', 'ADMIN'], ['miner_stop', 'MINER'],
     ['net_version', 'NET'], ['web3_sha3', 'WEB3'], ['trace_block', 'TRACE'], ['perm_getNodesAllowlist', 'PERM'],
     ['engine_newPayloadV3', 'ENGINE'], ['plugins_reloadPluginConfig', 'PLUGINS'], ['testing_buildBlockV1', 'TESTING'],
-    ['rpc_modules', undefined], ['eth_foo', undefined], ['clique_getSigners', undefined],
+    ['clique_getSigners', 'CLIQUE'], ['priv_subscribe', 'PRIV'], ['privx_findFlexiblePrivacyGroup', 'PRIV'], ['eea_sendRawTransaction', 'EEA'],
+    ['rpc_modules', undefined], ['eth_foo', undefined], ['clique_foo', undefined],
   ];
   for (const [m, g] of table) t.is(groupOfBesuMethod(m), g, m);
   t.deepEqual(groupsOfBesuMethod('plugins_reloadPluginConfig'), ['PLUGINS', 'ADMIN']);

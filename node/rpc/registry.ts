@@ -3,7 +3,8 @@
  *
  * Facts (copied as data) from hyperledger/besu snapshot 3fd224e2 (2026-03-29, after 26.3.0-RC0):
  * - API groups: ethereum/api/.../jsonrpc/RpcApis.java — ETH DEBUG MINER NET PERM WEB3 ADMIN TXPOOL
- *   TRACE PLUGINS IBFT ENGINE QBFT TESTING (Besu 26.x has no CLIQUE, PRIV, EEA or EXECUTION group);
+ *   TRACE PLUGINS IBFT ENGINE QBFT TESTING; Besu 26.x has no CLIQUE, PRIV or EEA group, which qbft-lab
+ *   keeps as Besu 25.4 declared them (RpcApis and RpcMethod at tag 25.4.0), with their method names;
  *   DEFAULT_RPC_APIS = ETH, NET, WEB3.
  * - Method names: ethereum/api/.../jsonrpc/RpcMethod.java (156 names). JsonRpcExecutor answers a
  *   name that is not registered with -32601 "Method not found" unless RpcMethod.rpcMethodExists(name),
@@ -30,15 +31,18 @@ export type ApiGroup =
   | 'PERM'
   | 'WEB3'
   | 'ADMIN'
+  | 'EEA'
+  | 'PRIV'
   | 'TXPOOL'
   | 'TRACE'
   | 'PLUGINS'
+  | 'CLIQUE'
   | 'IBFT'
   | 'ENGINE'
   | 'QBFT'
   | 'TESTING';
 
-/** Besu's RpcApis enum, in declaration order. */
+/** Besu's RpcApis enum, in declaration order (EEA, PRIV and CLIQUE as Besu had them up to 25.5). */
 export const ALL_API_GROUPS: readonly ApiGroup[] = [
   'ETH',
   'DEBUG',
@@ -47,9 +51,12 @@ export const ALL_API_GROUPS: readonly ApiGroup[] = [
   'PERM',
   'WEB3',
   'ADMIN',
+  'EEA',
+  'PRIV',
   'TXPOOL',
   'TRACE',
   'PLUGINS',
+  'CLIQUE',
   'IBFT',
   'ENGINE',
   'QBFT',
@@ -214,13 +221,27 @@ export const BESU_RPC_METHOD_NAMES: readonly string[] = [
   'web3_clientVersion', 'web3_sha3',
   'plugins_reloadPluginConfig',
   'testing_buildBlockV1',
+  // Besu 25.4's RpcMethod names of the groups Besu 25.6 removed (Tessera privacy, Clique).
+  'clique_discard', 'clique_getSigners', 'clique_getSignersAtHash', 'clique_proposals', 'clique_propose',
+  'clique_getSignerMetrics',
+  'priv_call', 'priv_getPrivateTransaction', 'priv_getTransactionCount', 'priv_getPrivacyPrecompileAddress',
+  'priv_getTransactionReceipt', 'priv_createPrivacyGroup', 'priv_deletePrivacyGroup', 'priv_findPrivacyGroup',
+  'priv_debugGetStateRoot', 'priv_distributeRawTransaction', 'priv_getEeaTransactionCount', 'priv_getCode',
+  'priv_getLogs', 'priv_newFilter', 'priv_uninstallFilter', 'priv_getFilterChanges', 'priv_getFilterLogs',
+  'priv_subscribe', 'priv_unsubscribe', 'priv_traceTransaction',
+  'privx_findOnchainPrivacyGroup', 'privx_findFlexiblePrivacyGroup',
+  'eea_sendRawTransaction',
 ];
 
 export const BESU_RPC_METHODS: ReadonlySet<string> = new Set(BESU_RPC_METHOD_NAMES);
 
 const PREFIX_GROUPS: Readonly<Record<string, ApiGroup>> = {
   admin: 'ADMIN',
+  clique: 'CLIQUE',
   debug: 'DEBUG',
+  eea: 'EEA',
+  priv: 'PRIV',
+  privx: 'PRIV',
   engine: 'ENGINE',
   eth: 'ETH',
   ibft: 'IBFT',

@@ -8,6 +8,8 @@ import { BESU_TEST_ACCOUNTS, validatorKeys } from '../../../sim/keys.ts';
 import { LOGGER_CONTRACT } from '../../../sim/genesis-builder.ts';
 import { NodeApi } from '../node-api.ts';
 import { allMethods } from './index.ts';
+import { readFileSync } from 'node:fs';
+import { methodTableMarkdown, withMethodTable } from '../method-table.ts';
 import { instantString } from './txpool.ts';
 import { call, ok, sign1559, startCluster, type Cluster } from './test-kit.ts';
 
@@ -27,6 +29,17 @@ test.serial('method names are unique and in their Besu group', (t) => {
   t.is(new Set(specs.map((s) => s.name)).size, specs.length);
   // rpc_modules is in no group (enabled whenever any is).
   for (const s of specs) if (!s.alwaysEnabled) t.is(s.group as string, s.name.split('_')[0].toUpperCase(), s.name);
+});
+
+test.serial('README lists every method of every group with the status the registry gives it', (t) => {
+  const registered = new Map(allMethods(c.api).map((s) => [s.name, s.alwaysEnabled ? undefined : s.group] as const));
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const expected = withMethodTable(readme, methodTableMarkdown(registered));
+  t.is(readme, expected, 'README.md method table is stale: run npm run method-table');
+  // The table catches a method that stops being served.
+  const fewer = new Map(registered);
+  fewer.delete('eth_call');
+  t.not(withMethodTable(readme, methodTableMarkdown(fewer)), readme);
 });
 
 test.serial('net_ and web3_', async (t) => {
