@@ -9,6 +9,8 @@ import { privateKeyToAddress } from './crypto/secp256k1.ts';
 import { blockFromRlp, committedSealHash, onchainBlockHash, plainBlockHash, withExtraData, extraDataOf } from './chain/block-hashing.ts';
 import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './chain/chain.ts';
 import { checkBlobGasFields } from './chain/blob-gas-rules.ts';
+import { NodePrivacy, type PrivacyConfig } from './privacy/node-privacy.ts';
+export type { PrivacyConfig } from './privacy/node-privacy.ts';
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
@@ -35,6 +37,7 @@ import type { PeerId, Runtime, WireMessage } from './runtime/ports.ts';
 import { ValidatorSets } from './validator-sets.ts';
 import { utf8ToBytes } from './crypto/bytes.ts';
 import { NO_BUGS, type BugSwitches } from './bugs/bug-switches.ts';
+import type { LocalPermissioning } from './permissioning/local-permissioning.ts';
 
 export interface NodeConfig {
   name: string;
@@ -62,6 +65,8 @@ export interface NodeConfig {
    * compare), so its stored history may no longer match what a node syncing from genesis computes.
    */
   storedHistoryCheck?: 'refuse' | 'warn';
+  /** Privacy with the embedded private transaction manager (Besu's --privacy-enabled). */
+  privacy?: PrivacyConfig;
 }
 
 export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };
@@ -118,6 +123,8 @@ export class QbftNode {
   chain!: Chain;
   engine!: ExecutionEngine;
   pool!: TxPool;
+  /** Set when the node runs with privacy (`config.privacy`). */
+  privacy?: NodePrivacy;
   validators!: ValidatorSets;
   sync!: BlockSync;
   qbft!: QbftService;
@@ -211,6 +218,7 @@ export class QbftNode {
         getAccount: async (address) => (await this.engine.getAccount(this.chain.head().block.header.stateRoot, address)) ?? { nonce: 0n, balance: 0n },
         baseFee: () => this.nextBaseFee(),
         nextBlockPosition: () => this.nextBlockPosition(),
+        isSenderPermitted: this.config.permissioning?.accounts ? (address) => this.config.permissioning!.isSenderPermitted(address) : undefined,
       },
     );
     const forks = forkScheduleOf(this.chain.genesis.hash, genesis);
@@ -250,13 +258,26 @@ export class QbftNode {
     this.sync.onTransactions = (_peer, raws) => {
       for (const raw of raws) void this.pool.add(raw);
     };
+    if (this.config.privacy) {
+      this.privacy = new NodePrivacy(this.config.privacy, runtime.transport, this.common, runtime.random);
+      this.privacy.states.markBase(this.chain.genesis.hash);
+    }
     runtime.transport.setHandlers({
       onMessage: (from, message) => this.onWireMessage(from, message),
-      onPeerConnected: (peer) => this.sync.onPeerConnected(peer),
-      onPeerDisconnected: (peer) => this.sync.onPeerDisconnected(peer),
+      onPeerConnected: (peer) => {
+        this.privacy?.onPeerConnected(peer);
+        return this.sync.onPeerConnected(peer);
+      },
+      onPeerDisconnected: (peer) => {
+        this.privacy?.onPeerDisconnected(peer);
+        return this.sync.onPeerDisconnected(peer);
+      },
     });
     if (this.bft) await this.startConsensus();
-    for (const peer of runtime.transport.peers()) this.sync.onPeerConnected(peer);
+    for (const peer of runtime.transport.peers()) {
+      this.privacy?.onPeerConnected(peer);
+      this.sync.onPeerConnected(peer);
+    }
     if (this.bft) await this.qbft.onNewHead(await this.heightContext(this.chain.head()));
   }
 
@@ -370,6 +391,7 @@ export class QbftNode {
   private onWireMessage(from: PeerId, message: WireMessage): Promise<void> | void {
     if (this.stopped) return;
     if (message.protocol === 'istanbul') return this.bft ? this.qbft.onMessage(from, message.code, message.data) : undefined;
+    if (message.protocol === 'ptm') return this.privacy?.onWireMessage(from, message.code, message.data);
     return this.sync.onMessage(from, message);
   }
 
@@ -571,6 +593,7 @@ export class QbftNode {
     }
     this.indexReorg(reorg);
     await this.updatePool(reorg);
+    if (this.privacy) await this.privacy.onReorg(reorg, this.chain.genesis.hash);
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
     if (this.bft && !this.consensusPausedForSync) void this.qbft.onNewHead(await this.heightContext(head));

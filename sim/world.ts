@@ -12,7 +12,7 @@
 import { utf8ToBytes, type Hex } from '../node/crypto/bytes.ts';
 import { sharedCommonFor } from '../node/chain/common.ts';
 import { parseGenesis, type Genesis } from '../node/chain/genesis.ts';
-import { createNode, type QbftNode } from '../node/node.ts';
+import { createNode, type PrivacyConfig, type QbftNode } from '../node/node.ts';
 import { TrieNodeStore } from '../node/execution/state-db.ts';
 import { ExecutionMemo } from '../node/execution/execution-memo.ts';
 import type { Clock, PeerId, Runtime, Transport } from '../node/runtime/ports.ts';
@@ -37,6 +37,8 @@ export interface WorldNodeSpec {
   genesis?: Record<string, unknown>;
   earlyRoundChange?: boolean;
   minerExtraData?: string;
+  /** Privacy with the embedded private transaction manager (NodeConfig.privacy). */
+  privacy?: PrivacyConfig;
 }
 
 export interface WorldOptions {
@@ -68,6 +70,7 @@ export interface SimNode {
   readonly key: NodeKey;
   genesis: Genesis;
   readonly minerExtraData: string | undefined;
+  readonly privacy: PrivacyConfig | undefined;
   node: QbftNode | undefined;
   status: 'up' | 'crashed';
   skewMs: number;
@@ -115,6 +118,7 @@ export class World {
         key: spec.key,
         genesis: spec.genesis ? parseGenesis(spec.genesis) : base,
         minerExtraData: spec.minerExtraData,
+        privacy: spec.privacy,
         node: undefined,
         status: 'crashed',
         skewMs: 0,
@@ -212,6 +216,7 @@ export class World {
           minerExtraData: sim.minerExtraData === undefined ? undefined : utf8ToBytes(sim.minerExtraData),
           sharedExecution: { store: this.stateStore, memo: this.memoFor(sim.genesis) },
           storedHistoryCheck: this.options.storedHistoryCheck,
+          privacy: sim.privacy,
         },
         runtime,
       );

@@ -27,9 +27,12 @@ export interface Random {
 
 export type PeerId = string;
 
-/** One message on the peer-to-peer wire: a sub-protocol and its message code with RLP data. */
+/**
+ * One message on the peer-to-peer wire: a sub-protocol and its message code with RLP data. `ptm`
+ * is qbft-lab's own: private transaction managers' messages (node/privacy/ptm-wire.ts).
+ */
 export interface WireMessage {
-  protocol: 'eth' | 'istanbul';
+  protocol: 'eth' | 'istanbul' | 'ptm';
   code: number;
   data: Uint8Array;
 }
