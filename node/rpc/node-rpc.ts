@@ -2,6 +2,7 @@
 import type { QbftNode } from '../node.ts';
 import { NodeApi, type NodeApiOptions } from './node-api.ts';
 import { allMethods } from './methods/index.ts';
+import { privateConnectionClosed } from './methods/priv.ts';
 import { SubscriptionManager } from './pubsub/subscriptions.ts';
 import type { RpcMethodSpec } from './registry.ts';
 
@@ -19,7 +20,10 @@ export function createNodeRpc(node: QbftNode, opts: NodeApiOptions = {}): NodeRp
   return {
     api,
     methods: [...allMethods(api), ...subscriptions.methods()],
-    connectionClosed: (id) => subscriptions.connectionClosed(id),
+    connectionClosed: (id) => {
+      subscriptions.connectionClosed(id);
+      privateConnectionClosed(api, id);
+    },
     close: () => subscriptions.close(),
   };
 }

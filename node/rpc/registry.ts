@@ -113,8 +113,11 @@ export interface RpcContext {
   connectionId?: string;
   /** Set by authenticated transports: the `permissions` claim of the caller's JWT. */
   permissions?: string[] | undefined;
-  /** Pub/sub sink of the connection (ws/ipc/in-process). */
-  notify?: (subscriptionId: string, result: unknown) => void;
+  /**
+   * Pub/sub sink of the connection (ws/ipc/in-process): an eth_subscription notification, or with
+   * `privacyGroupId` a priv_subscription one (Besu's private logs subscription).
+   */
+  notify?: (subscriptionId: string, result: unknown, privacyGroupId?: string) => void;
 }
 
 export interface RpcMethodSpec {

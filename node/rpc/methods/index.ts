@@ -16,6 +16,7 @@ import { ethStateMethods } from './eth-state.ts';
 import { ethTransactionMethods } from './eth-transactions.ts';
 import { netMethods, web3Methods, type NetServices } from './net-web3.ts';
 import { qbftMethods } from './qbft.ts';
+import { privMethods } from './priv.ts';
 import { rpcModulesMethods } from './rpc-modules.ts';
 import { txpoolMethods } from './txpool.ts';
 
@@ -50,6 +51,7 @@ export function allMethods(api: NodeApi, opts: MethodsOptions = {}): RpcMethodSp
     ...adminMethods(api),
     ...minerMethods(api),
     ...debugMethods(api),
+    ...privMethods(api),
     ...rpcModulesMethods(),
   ];
 }

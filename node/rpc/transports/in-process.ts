@@ -44,6 +44,8 @@ export type InProcessRecord = RpcCallRecord | RpcNotificationRecord | RpcRawReco
 export interface InProcessNotification {
   subscription: string;
   result: unknown;
+  /** Set on priv_subscription notifications. */
+  privacyGroupId?: string;
 }
 
 export interface InProcessRpcOptions {
@@ -80,7 +82,7 @@ export class InProcessRpc {
     const ctx: RpcContext = {
       transport: 'in-process',
       connectionId: this.connectionId,
-      notify: (subscription, result) => this.deliver(subscription, result),
+      notify: (subscription, result, privacyGroupId) => this.deliver(subscription, result, privacyGroupId),
     };
     if (opts.permissions !== undefined) ctx.permissions = opts.permissions;
     this.context = ctx;
@@ -147,7 +149,7 @@ export class InProcessRpc {
     this.opts.onClose?.(this.connectionId);
   }
 
-  private deliver(subscription: string, result: unknown): void {
+  private deliver(subscription: string, result: unknown, privacyGroupId?: string): void {
     if (this.isClosed) return;
     let wire: unknown;
     try {
@@ -158,7 +160,7 @@ export class InProcessRpc {
       this.opts.onError?.(e);
       return;
     }
-    const n: InProcessNotification = { subscription, result: wire };
+    const n: InProcessNotification = privacyGroupId === undefined ? { subscription, result: wire } : { subscription, privacyGroupId, result: wire };
     if (this.opts.keepNotifications !== false) this.received.push(n);
     this.opts.onRecord?.({ kind: 'rpc-notification', connection: this.connectionId, subscription, result: wire });
     this.opts.onNotification?.(n);

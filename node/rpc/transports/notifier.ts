@@ -8,12 +8,16 @@ import { subscriptionNotificationJson } from '../dispatcher.ts';
  */
 const resultJson = new WeakMap<object, string>();
 
-/** The `notify` of a connection: serializes an eth_subscription notification and sends it. */
-export function connectionNotifier(send: (text: string) => void, onError: (error: unknown) => void): (subscriptionId: string, result: unknown) => void {
-  return (subscriptionId, result) => {
+/** The `notify` of a connection: serializes an eth_subscription (or priv_subscription) notification and sends it. */
+export function connectionNotifier(send: (text: string) => void, onError: (error: unknown) => void): (subscriptionId: string, result: unknown, privacyGroupId?: string) => void {
+  return (subscriptionId, result, privacyGroupId) => {
     let text: string;
     try {
-      if (typeof result === 'object' && result !== null) {
+      if (privacyGroupId !== undefined) {
+        const json = JSON.stringify(result ?? null);
+        if (json === undefined) throw new TypeError('notification result is not JSON-serializable');
+        text = `{"jsonrpc":"2.0","method":"priv_subscription","params":{"subscription":${JSON.stringify(subscriptionId)},"privacyGroupId":${JSON.stringify(privacyGroupId)},"result":${json}}}`;
+      } else if (typeof result === 'object' && result !== null) {
         let json = resultJson.get(result);
         if (json === undefined) {
           json = JSON.stringify(result);
