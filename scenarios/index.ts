@@ -21,6 +21,7 @@ import twinsFork from './twins-fork.ts';
 import transitionInThePast from './transition-in-the-past.ts';
 import pausedValidator from './paused-validator.ts';
 import invalidJustification from './invalid-justification.ts';
+import privateGroup from './private-group.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   happyPath,
@@ -44,6 +45,7 @@ export const SCENARIOS: readonly Scenario[] = [
   transitionInThePast,
   pausedValidator,
   invalidJustification,
+  privateGroup,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -13,6 +13,7 @@ import type { Expectation, Scenario, Step, TransitionStep } from './scenario.ts'
 import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
+import { PrivacyRun, applyPrivacy } from './privacy-run.ts';
 import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
 import { CheckerSuite, type CheckerFactory } from './checkers/suite.ts';
 import type { Behaviour } from './byzantine/kit.ts';
@@ -219,6 +220,8 @@ export function describeExpectation(e: Expectation): string {
     case 'no-progress-between': return `no block is added between ${e.fromMs} ms and ${e.toMs} ms`;
     case 'trace-event': return `at least ${e.min} '${e.event}' event(s)${e.nonNullField ? ` with ${e.nonNullField} set` : ''}`;
     case 'removed-logs': return `${e.nodes ? e.nodes.join(',') : 'some node'} drops logs of blocks removed by a reorganization`;
+    case 'private-logs': return `${e.nodes.join(',')} receive${e.min !== undefined ? ` at least ${e.min}` : ''} private logs through priv_subscribe${e.removed !== undefined ? `, at least ${e.removed} with removed: true` : ''}`;
+    case 'no-private-state': return `${e.nodes.join(',')} hold no private receipt, log or state (non-members)`;
   }
 }
 
@@ -226,6 +229,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const wallStart = opts.wallClock?.() ?? 0;
   const seed = opts.seed ?? s.seed ?? 1;
   const { validators, nodes, names } = resolveKeys(s);
+  applyPrivacy(s, nodes);
   const bugs = bugSwitches([...new Set([...(s.bugs ?? []), ...(opts.bugs ?? [])])].sort());
   const misconfigured = new Set((s.misconfigured ?? []).map((m) => m.node));
   for (const m of s.misconfigured ?? []) {
@@ -253,6 +257,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     storedHistoryCheck: s.storedHistoryCheck,
   });
   opts.onWorld?.(world);
+  const privacyRun = s.privacy ? new PrivacyRun(world, s) : undefined;
 
   const expectsFork = s.expect.some((e) => e.kind === 'fork');
   // The invariant checkers read the run from its trace and its wire, never from the nodes' own code.
@@ -380,6 +385,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         }
         break;
       }
+      case 'private-tx':
+        if (!privacyRun) world.fail(`private-tx on ${st.node}: the scenario has no privacy section`);
+        else await privacyRun.step(st);
+        break;
       case 'custom': {
         const step = opts.steps?.[st.name];
         if (!step) {
@@ -394,7 +403,8 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   };
 
   await world.startAll();
-  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer' && st.do !== 'rpc').reduce((m, st) => Math.max(m, st.atMs), 0);
+  privacyRun?.schedule();
+  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer' && st.do !== 'rpc' && st.do !== 'private-tx').reduce((m, st) => Math.max(m, st.atMs), 0);
   const sampleTimes = new Set<number>();
   for (const e of s.expect) {
     if (e.kind === 'height-by') sampleTimes.add(e.atMs);
@@ -475,6 +485,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         const seen = traceCounts.get(e.event) ?? [];
         return seen.filter((line) => !e.nonNullField || fieldOf(line, e.nonNullField) != null).length >= e.min;
       }
+      case 'private-logs':
+        return !!privacyRun && e.nodes.every((n) => privacyRun.logsOf(n).added >= (e.min ?? 0) && privacyRun.logsOf(n).removed >= (e.removed ?? 0));
+      case 'no-private-state':
+        return !!privacyRun && e.nodes.every((n) => privacyRun.untouched(n));
       case 'removed-logs': {
         const nodesWithRemoved = new Set(removedLogs.keys());
         return e.nodes ? e.nodes.every((n) => (removedLogs.get(n) ?? 0) > 0) : nodesWithRemoved.size > 0;

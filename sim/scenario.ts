@@ -51,6 +51,12 @@ export type Step = { atMs: number } & (
   | { do: 'transfer'; count: number; fromAccount?: number; valueWei?: string; node?: string; to?: 'logger' | string }
   /** A step the run was given in RunOptions.steps, by name; `args` is passed to it as is. */
   | { do: 'custom'; name: string; args?: unknown }
+  /**
+   * eea_sendRawTransaction on `node` (a member of privacy group `group`, an index into
+   * `privacy.groups`): 'deploy' the lab's storage contract, or 'store' `value` in the group's
+   * contract (the first one a deploy step made), which logs Stored(value).
+   */
+  | { do: 'private-tx'; node: string; group: number; action: 'deploy' | 'store'; value?: number }
 );
 
 export type Expectation =
@@ -70,7 +76,11 @@ export type Expectation =
   | { kind: 'transactions-included'; min: number }
   | { kind: 'no-progress-between'; fromMs: number; toMs: number }
   | { kind: 'trace-event'; event: string; min: number; nonNullField?: string }
-  | { kind: 'removed-logs'; nodes?: string[] };
+  | { kind: 'removed-logs'; nodes?: string[] }
+  /** Private logs the run's priv_subscribe on each node received: at least `min`, at least `removed` with removed: true. */
+  | { kind: 'private-logs'; nodes: string[]; min?: number; removed?: number }
+  /** The nodes hold no private receipt and no private state of any group (non-members). */
+  | { kind: 'no-private-state'; nodes: string[] };
 
 export interface Scenario {
   name: string;
@@ -106,16 +116,22 @@ export interface Scenario {
    * default) keeps it down; 'warn' starts it anyway, as Besu does.
    */
   storedHistoryCheck?: 'refuse' | 'warn';
+  /**
+   * Privacy (an embedded private transaction manager) on `nodes`; each of `groups` (node names) is
+   * created with priv_createPrivacyGroup on its first member at the start, and every member
+   * subscribes to its logs (priv_subscribe) half a second later.
+   */
+  privacy?: { nodes: string[]; groups: string[][] };
   durationMs: number;
   steps: Step[];
   expect: Expectation[];
 }
 
-const STEP_KINDS = new Set(['custom', 'rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
+const STEP_KINDS = new Set(['custom', 'private-tx', 'rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
 const EXPECT_KINDS = new Set([
   'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
   'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included', 'no-progress-between',
-  'trace-event', 'removed-logs',
+  'trace-event', 'removed-logs', 'private-logs', 'no-private-state',
 ]);
 
 export class ScenarioError extends Error {}
@@ -141,6 +157,13 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
   if (s.seed !== undefined && !Number.isSafeInteger(s.seed)) fail('seed', 'must be an integer');
   if (s.bugs !== undefined && (!Array.isArray(s.bugs) || !s.bugs.every(isBugId))) fail('bugs', `must be an array of bug ids (${BUG_IDS.join(', ')})`);
   if (s.storedHistoryCheck !== undefined && s.storedHistoryCheck !== 'refuse' && s.storedHistoryCheck !== 'warn') fail('storedHistoryCheck', "must be 'refuse' or 'warn'");
+  if (s.privacy !== undefined) {
+    const p = s.privacy as Record<string, unknown>;
+    const names = (x: unknown) => Array.isArray(x) && x.length > 0 && x.length <= 64 && x.every((n) => typeof n === 'string' && /^[\w-]{1,32}$/.test(n));
+    if (typeof p !== 'object' || p === null || !names(p.nodes)) fail('privacy.nodes', 'must be a non-empty array of node names');
+    if (!Array.isArray(p.groups) || p.groups.length > 64 || !p.groups.every((g: unknown) => names(g) && (g as string[]).every((n) => (p.nodes as string[]).includes(n))))
+      fail('privacy.groups', 'must be an array of groups whose members are privacy nodes');
+  }
   if (!Array.isArray(s.steps)) fail('steps', 'must be an array');
   if ((s.steps as unknown[]).length > 10_000) fail('steps', 'has more than 10000 entries');
   (s.steps as unknown[]).forEach((step, i) => {
@@ -151,6 +174,13 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
     const customBehaviours = extensions.behaviours ?? [];
     if (st.do === 'byzantine' && !isByzantineBehaviour(st.behaviour) && !customBehaviours.includes(st.behaviour as string))
       fail(`steps[${i}].behaviour`, `must be one of ${[...BYZANTINE_BEHAVIOURS, ...customBehaviours].join(', ')}`);
+    if (st.do === 'private-tx') {
+      const groups = (s.privacy as { groups?: string[][] } | undefined)?.groups ?? [];
+      if (!Number.isInteger(st.group) || (st.group as number) < 0 || (st.group as number) >= groups.length) fail(`steps[${i}].group`, 'must index privacy.groups');
+      else if (!groups[st.group as number]!.includes(st.node as string)) fail(`steps[${i}].node`, `must be a member of privacy group ${st.group as number}`);
+      if (st.action !== 'deploy' && st.action !== 'store') fail(`steps[${i}].action`, "must be 'deploy' or 'store'");
+      if (st.value !== undefined && (!Number.isSafeInteger(st.value) || (st.value as number) < 0)) fail(`steps[${i}].value`, 'must be a non-negative integer');
+    }
     if (st.do === 'custom' && !(extensions.steps ?? []).includes(st.name as string))
       fail(`steps[${i}].name`, (extensions.steps ?? []).length === 0 ? 'names a custom step, and the run was given none' : `must be one of ${(extensions.steps ?? []).join(', ')}`);
   });

@@ -74,7 +74,8 @@ export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: 
   { module: 'node/rpc/dispatcher.ts', usedBy: /^sim\/node-rpc-client\.ts$/, why: "scenario RPC steps go through the node's own JSON-RPC dispatcher" },
   { module: 'node/rpc/node-rpc.ts', usedBy: /^sim\/node-rpc-client\.ts$/, why: 'the JSON-RPC methods of a node' },
   { module: 'node/rpc/registry.ts', usedBy: /^sim\/node-rpc-client\.ts$/, why: 'the method registry the dispatcher serves' },
-  { module: 'node/rpc/transports/in-process.ts', usedBy: /^sim\/node-rpc-client\.ts$/, why: 'the in-process RPC connection (no socket, no clock)' },
+  { module: 'node/rpc/transports/in-process.ts', usedBy: /^sim\/(node-rpc-client|privacy-run)\.ts$/, why: 'the in-process RPC connection (no socket, no clock)' },
+  { module: 'node/privacy/private-transaction.ts', usedBy: /^sim\/privacy-run\.ts$/, why: "private-tx steps sign Besu's private transactions as a client would" },
   // Byzantine validators forge and mangle wire messages with the node's own codec and signer.
   { module: 'node/consensus/qbft/messages.ts', usedBy: BYZANTINE, why: 'QBFT message encoding and signing' },
   { module: 'node/consensus/qbft/messages/rlp-raw.ts', usedBy: BYZANTINE, why: 'raw RLP lists for malformed messages' },
