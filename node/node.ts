@@ -67,6 +67,8 @@ export interface NodeConfig {
   storedHistoryCheck?: 'refuse' | 'warn';
   /** Privacy with the embedded private transaction manager (Besu's --privacy-enabled). */
   privacy?: PrivacyConfig;
+  /** Besu's local permissioning (--permissions-*-config-file-enabled): the accounts allowlist gates the pool; the PERM methods use it. */
+  permissioning?: LocalPermissioning;
 }
 
 export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };

@@ -33,6 +33,10 @@ import { defaultClientVersion } from '../rpc/node-api.ts';
 import { enodeUrl, parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { Discv4Discovery } from '../p2p/discovery/discovery.ts';
 import { UsageError } from './usage-error.ts';
+import { checkNodesAllowlisted, openLocalPermissioning } from './permissions-file.ts';
+import { parseAllowlistEnode, type AllowlistEnode } from '../permissioning/allowlist-enode.ts';
+import type { LocalPermissioning } from '../permissioning/local-permissioning.ts';
+import { nodeIdFromPrivateKey } from '../p2p/rlpx/node-identity.ts';
 
 export interface LiveNode {
   node: QbftNode;
@@ -113,6 +117,9 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
     throw new UsageError(`--data-path ${opts.dataPath}: cannot create the directory (${(err as Error).message})`);
   }
   const privateKey = extras.privateKey ?? loadOrCreateNodeKey(opts);
+  const p2pOverRlpx = !extras.transport && (extras.p2pEnabled ?? opts.p2p.enabled);
+  const staticNodes = p2pOverRlpx ? readStaticNodes(opts.p2p.staticNodesFile) : [];
+  const permissioning = opts.permissions ? openPermissioning(opts, privateKey, staticNodes) : undefined;
   let store: LevelStore;
   try {
     store = await LevelStore.open(join(opts.dataPath, 'database'));
@@ -126,7 +133,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
   let discovery: Discv4Discovery | undefined;
   let transport: Transport;
   if (extras.transport) transport = extras.transport;
-  else if (extras.p2pEnabled ?? opts.p2p.enabled) {
+  else if (p2pOverRlpx) {
     try {
       rlpx = new RlpxTransport({
         nodeKey: privateKey,
@@ -135,7 +142,8 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         advertisedHost: opts.p2p.host,
         clientId: clientIdOf(extras.rpc),
         maxPeers: opts.p2p.maxPeers,
-        maintained: [...opts.p2p.bootnodes, ...readStaticNodes(opts.p2p.staticNodesFile)],
+        maintained: [...opts.p2p.bootnodes, ...staticNodes],
+        nodePermissioning: permissioning?.nodes,
         log: (level, message, fields) => log.log(level, message, fields),
       });
       await rlpx.listen();
@@ -158,6 +166,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         minGasPrice: opts.minGasPrice,
         minerExtraData: opts.minerExtraData === undefined ? undefined : new TextEncoder().encode(opts.minerExtraData),
         sharedExecution: extras.sharedExecution,
+        permissioning,
       },
       { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
     );
@@ -293,6 +302,29 @@ export function readStaticNodes(file: string): string[] {
     }
   }
   return value;
+}
+
+/**
+ * The node's local permissioning over its permissions file(s). Besu refuses to start when a static
+ * node is not on an enabled nodes allowlist (bootnodes are checked with the options), and rewrites
+ * the accounts file now (its start-up takes the file's accounts as through perm_addAccountsToAllowlist).
+ */
+function openPermissioning(opts: NodeOptions, privateKey: Uint8Array, staticNodes: readonly string[]): LocalPermissioning {
+  const permissions = opts.permissions!;
+  checkNodesAllowlisted(staticNodes, permissions.loaded);
+  const fixedNodes: AllowlistEnode[] = [];
+  for (const url of [...opts.p2p.bootnodes, ...staticNodes]) {
+    try {
+      fixedNodes.push(parseAllowlistEnode(url));
+    } catch {
+      // A host name: it can be on no allowlist, so there is nothing to protect from removal.
+    }
+  }
+  try {
+    return openLocalPermissioning(permissions.settings, permissions.loaded, { localNodeId: bytesToHex(nodeIdFromPrivateKey(privateKey)).slice(2), fixedNodes });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }
 
 /**

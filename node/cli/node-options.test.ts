@@ -86,3 +86,53 @@ test('--rpc-http-cors-origins: "all" and "*" mean any origin, "none" none, and n
   t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=http://a.test,http://b.test']).rpcHttp.corsOrigins, ['http://a.test', 'http://b.test']);
   t.throws(() => parseNodeOptions(['--rpc-http-cors-origins=all,http://a.test']), { message: /can't be used with other domains/ });
 });
+
+test('--permissions-*: off by default; enabled without a file is Besu\'s start-up error for permissions_config.toml in the data path', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-perm-'));
+  t.is(parseNodeOptions(['--data-path', dir]).permissions, undefined);
+  // A file named without the option enabled is not read (Besu ignores it).
+  t.is(parseNodeOptions(['--data-path', dir, '--permissions-nodes-config-file', join(dir, 'none.toml')]).permissions, undefined);
+  const file = `${dir}/permissions_config.toml`;
+  t.throws(() => parseNodeOptions(['--data-path', dir, '--permissions-accounts-config-file-enabled']), {
+    message: `Unable to read permissioning TOML config file : ${file} Configuration file does not exist: ${file}`,
+  });
+  t.throws(() => parseNodeOptions(['--data-path', dir, '--permissions-nodes-config-file-enabled=true']), { message: /Configuration file does not exist/ });
+  writeFileSync(file, 'accounts-allowlist=["0x0000000000000000000000000000000000000009"]\n');
+  const o = parseNodeOptions(['--data-path', dir, '--permissions-accounts-config-file-enabled']);
+  t.deepEqual(o.permissions, {
+    settings: { nodesEnabled: false, nodesFile: file, accountsEnabled: true, accountsFile: file },
+    loaded: { accounts: ['0x0000000000000000000000000000000000000009'] },
+  });
+  t.throws(() => parseNodeOptions(['--data-path', dir, '--permissions-nodes-config-file-enabled']), { message: `nodes-allowlist config option missing in TOML config file ${file}` });
+});
+
+test('--permissions-*-config-file: separate files, from the command line or --config-file; bad TOML names the file', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-perm-'));
+  const nodes = join(dir, 'nodes.toml');
+  const accounts = join(dir, 'accounts.toml');
+  writeFileSync(nodes, `nodes-allowlist=["${ENODE}"]\n`);
+  writeFileSync(accounts, 'accounts-allowlist=[\n');
+  const config = join(dir, 'config.toml');
+  writeFileSync(config, `permissions-nodes-config-file-enabled=true\npermissions-nodes-config-file="${nodes}"\n`);
+  const o = parseNodeOptions(['--config-file', config]);
+  t.is(o.permissions?.settings.nodesFile, nodes);
+  t.is(o.permissions?.loaded.nodes?.length, 1);
+  t.is(o.permissions?.loaded.accounts, undefined);
+  const err = t.throws(() => parseNodeOptions(['--config-file', config, '--permissions-accounts-config-file-enabled', '--permissions-accounts-config-file', accounts]));
+  t.true(err!.message.startsWith(`Unable to read permissioning TOML config file : ${accounts} Invalid TOML configuration: `), err!.message);
+  writeFileSync(accounts, 'accounts-allowlist=["0xfoo"]\n');
+  t.throws(() => parseNodeOptions(['--permissions-accounts-config-file-enabled', '--permissions-accounts-config-file', accounts]), { message: `Invalid account 0xfoo (accounts-allowlist in ${accounts})` });
+});
+
+test('--bootnodes must be on an enabled nodes allowlist (same IP and port), as Besu checks at start-up', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-perm-'));
+  const file = join(dir, 'p.toml');
+  writeFileSync(file, `nodes-allowlist=["${ENODE}"]\n`);
+  const args = ['--permissions-nodes-config-file-enabled', '--permissions-nodes-config-file', file];
+  t.deepEqual(parseNodeOptions([...args, `--bootnodes=${ENODE}`]).p2p.bootnodes, [ENODE]);
+  const other = ENODE.replace('30303', '30304');
+  t.throws(() => parseNodeOptions([...args, `--bootnodes=${ENODE},${other}`]), { message: `Specified node(s) not in nodes-allowlist [${other}]` });
+  // Without node permissioning the bootnodes are not checked.
+  writeFileSync(file, 'accounts-allowlist=[]\n');
+  t.truthy(parseNodeOptions(['--permissions-accounts-config-file-enabled', '--permissions-accounts-config-file', file, `--bootnodes=${other}`]).permissions);
+});

@@ -10,6 +10,9 @@ import { UsageError } from './usage-error.ts';
 import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { parseApiList } from '../rpc/registry.ts';
 import { DEFAULT_CATEGORY_NAMES, parseMetricCategories } from '../metrics/categories.ts';
+import { checkNodesAllowlisted, defaultPermissionsFile, loadAllowlists, type PermissionsSettings } from './permissions-file.ts';
+import { PermissionsFileError } from '../permissioning/allowlist-toml.ts';
+import type { LoadedAllowlists } from '../permissioning/local-permissioning.ts';
 
 type Kind = 'string' | 'boolean' | 'int' | 'list';
 
@@ -72,6 +75,11 @@ export const NODE_OPTIONS = {
   'static-nodes-file': { kind: 'string' },
   'max-peers': { kind: 'int', default: 25 },
   'discovery-enabled': { kind: 'boolean', default: true },
+  // Besu's PermissionsOptions (local permissioning); the files default to permissions_config.toml in the data path.
+  'permissions-nodes-config-file-enabled': { kind: 'boolean', default: false },
+  'permissions-nodes-config-file': { kind: 'string' },
+  'permissions-accounts-config-file-enabled': { kind: 'boolean', default: false },
+  'permissions-accounts-config-file': { kind: 'string' },
   profile: { kind: 'string' },
 } satisfies Record<string, OptionSpec>;
 
@@ -101,6 +109,8 @@ export interface NodeOptions {
   hostAllowlist: string[];
   earlyRoundChange: boolean;
   p2p: P2pOptions;
+  /** Local permissioning, when --permissions-nodes-config-file-enabled or --permissions-accounts-config-file-enabled. */
+  permissions?: PermissionsOptions;
   /** The --profile given (upper case), if any. */
   profile?: ProfileName;
 }
@@ -117,6 +127,12 @@ export interface P2pOptions {
   staticNodesFile: string;
   maxPeers: number;
   discoveryEnabled: boolean;
+}
+
+export interface PermissionsOptions {
+  settings: PermissionsSettings;
+  /** The enabled lists as read at start-up. */
+  loaded: LoadedAllowlists;
 }
 
 type Raw = Partial<Record<NodeOptionName, string | boolean | number | string[]>>;
@@ -224,6 +240,9 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   const minGasPrice = get<string>('min-gas-price');
   if (!/^\d+$/.test(minGasPrice)) throw new UsageError(`Invalid value for option '--min-gas-price': '${minGasPrice}'`);
   if (networkId !== undefined && !/^\d+$/.test(networkId)) throw new UsageError(`Invalid value for option '--network-id': '${networkId}'`);
+  const bootnodes = enodeList(get('bootnodes'), '--bootnodes');
+  const permissions = permissionsOptions(get, dataPath);
+  if (permissions) checkNodesAllowlisted(bootnodes, permissions.loaded);
   return {
     genesisFile: get('genesis-file'),
     dataPath,
@@ -261,11 +280,12 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       host: get('p2p-host'),
       interface: get('p2p-interface'),
       port: port(get('p2p-port'), '--p2p-port'),
-      bootnodes: enodeList(get('bootnodes'), '--bootnodes'),
+      bootnodes,
       staticNodesFile: get<string | undefined>('static-nodes-file') ?? `${dataPath}/static-nodes.json`,
       maxPeers: get('max-peers'),
       discoveryEnabled: get('discovery-enabled'),
     },
+    ...(permissions ? { permissions } : {}),
     profile,
   };
 }
@@ -326,4 +346,24 @@ function enodeList(values: string[], option: string): string[] {
     }
   }
   return values;
+}
+
+/**
+ * Besu's PermissionsOptions.permissioningConfiguration: nothing unless one list is enabled; then
+ * the enabled lists are read now, so a missing or broken file stops the start.
+ */
+function permissionsOptions(get: <T>(name: NodeOptionName) => T, dataPath: string): PermissionsOptions | undefined {
+  const settings: PermissionsSettings = {
+    nodesEnabled: get<boolean>('permissions-nodes-config-file-enabled'),
+    nodesFile: get<string | undefined>('permissions-nodes-config-file') ?? defaultPermissionsFile(dataPath),
+    accountsEnabled: get<boolean>('permissions-accounts-config-file-enabled'),
+    accountsFile: get<string | undefined>('permissions-accounts-config-file') ?? defaultPermissionsFile(dataPath),
+  };
+  if (!settings.nodesEnabled && !settings.accountsEnabled) return undefined;
+  try {
+    return { settings, loaded: loadAllowlists(settings) };
+  } catch (err) {
+    if (err instanceof PermissionsFileError) throw new UsageError(err.message);
+    throw err;
+  }
 }

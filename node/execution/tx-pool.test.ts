@@ -256,3 +256,37 @@ test('raw transactions decode under the fork of the next block, not the fork the
   position = { blockNumber: 13_000_000n, timestamp: 1_630_000_000n };
   t.like(await pool.add(raw), { ok: true });
 });
+
+test('local account permissioning: a sender off the accounts allowlist is refused before the nonce check, and not picked for a block', async (t) => {
+  const { AccountAllowlist } = await import('../permissioning/account-allowlist.ts');
+  const { MemoryAllowlistStore } = await import('../permissioning/allowlist-store.ts');
+  const allowlist = new AccountAllowlist(new MemoryAllowlistStore());
+  allowlist.load([addr(keys[0])]);
+  const accounts = new Map<Hex, PoolAccount>([[addr(keys[1]).toLowerCase() as Hex, { nonce: 5n, balance: 10n ** 20n }]]);
+  const deps = {
+    getAccount: async (a: Hex) => accounts.get(a) ?? { nonce: 0n, balance: 10n ** 20n },
+    chainId: CHAIN_ID,
+    baseFee: () => GWEI,
+    common,
+  };
+  const pool = new TxPool({}, { ...deps, isSenderPermitted: (a) => allowlist.contains(a) });
+  t.like(await pool.add(eip1559(keys[0], 0n, 2n * GWEI, GWEI)), { ok: true });
+  const refused = await pool.add(eip1559(keys[1], 0n, 2n * GWEI, GWEI));
+  // Nonce 0 is below keys[1]'s account nonce 5: the allowlist is judged first, as Besu's validateForSender.
+  t.deepEqual(refused, { ok: false, error: 'TX_SENDER_NOT_AUTHORIZED', message: `Sender ${addr(keys[1]).toLowerCase()} is not on the Account Allowlist` });
+  t.deepEqual(TX_POOL_RPC_ERRORS.TX_SENDER_NOT_AUTHORIZED, { code: -32007, message: 'Sender account not authorized to send transactions' });
+  t.is(pool.size(), 1);
+  // The same transaction with the allowlist ignored would be judged on its nonce: the check above is what refused it.
+  const open = new TxPool({}, deps);
+  t.like(await open.add(eip1559(keys[1], 0n, 2n * GWEI, GWEI)), { ok: false, error: 'NONCE_TOO_LOW' });
+  t.like(await open.add(eip1559(keys[1], 5n, 2n * GWEI, GWEI)), { ok: true });
+  // Once listed, the sender is welcome; once removed again, its pooled transaction is left out of blocks.
+  t.is(allowlist.add([addr(keys[1])]), 'SUCCESS');
+  t.like(await pool.add(eip1559(keys[1], 5n, 2n * GWEI, GWEI)), { ok: true });
+  const nonces = (s: Hex) => (s === addr(keys[1]).toLowerCase() ? 5n : 0n);
+  t.is(pool.selectForBlock(GWEI, 30_000_000n, nonces).length, 2);
+  t.is(allowlist.remove([addr(keys[1])]), 'SUCCESS');
+  const picked = pool.selectForBlock(GWEI, 30_000_000n, nonces);
+  t.deepEqual(picked.map((tx) => tx.getSenderAddress().toString()), [addr(keys[0])]);
+  t.is(pool.size(), 2, 'still pooled');
+});

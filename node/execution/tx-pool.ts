@@ -18,6 +18,9 @@
  *   priority fee, newest first) is evicted together with its sender's higher nonces (no gaps),
  *   each with a 'dropped' event. Nonce distance from the account is capped by `maxPerSender`
  *   (NONCE_TOO_FAR_IN_FUTURE_FOR_SENDER).
+ * - With local account permissioning (`deps.isSenderPermitted`), a sender not on the allowlist is
+ *   refused with TX_SENDER_NOT_AUTHORIZED, after the state read and before the nonce and balance
+ *   checks (Besu's PermissionTransactionValidator.validateForSender).
  * Events are synchronous and in a deterministic order; nothing here reads a clock.
  */
 import type { Common } from '@ethereumjs/common';
@@ -68,6 +71,12 @@ export interface TxPoolDeps {
   blockGasLimit?(): bigint;
   /** Where the next block falls in the fork schedule: raw transactions decode under its fork (default: `common`'s own fork). */
   nextBlockPosition?(): { blockNumber: bigint; timestamp: bigint };
+  /**
+   * Local account permissioning (Besu --permissions-accounts-config-file-enabled): whether the
+   * sender (lower-case address) may send transactions. Checked as Besu's PermissionTransactionValidator
+   * does with the pool's and the block builder's validation parameters; absent: everyone may.
+   */
+  isSenderPermitted?(address: Hex): boolean;
 }
 
 export type TxPoolError =
@@ -350,7 +359,8 @@ export class TxPool {
   /**
    * Picks transactions for a block: per sender in nonce order starting at `nonceOf(sender)` with
    * no gaps; across senders by effective priority fee at `baseFee` (ties: arrival order). A
-   * sender whose next transaction cannot pay the base fee or does not fit the gas left is done.
+   * sender whose next transaction cannot pay the base fee or does not fit the gas left is done,
+   * and so is one no longer permitted (isSenderPermitted): its transactions stay in the pool.
    */
   selectForBlock(baseFee: bigint | undefined, gasLimit: bigint, nonceOf: (sender: Hex) => bigint): TypedTransaction[] {
     type Cursor = { sender: Hex; txs: Map<bigint, Entry>; next: Entry; prio: bigint };
@@ -367,6 +377,8 @@ export class TxPool {
     while (heap.size > 0 && gasLeft >= 21_000n) {
       const cur = heap.pop()!;
       const tx = cur.next.tx;
+      // Besu's block building checks local account permissions too: a sender removed from the allowlist is done.
+      if (this.deps.isSenderPermitted && !this.deps.isSenderPermitted(cur.sender)) continue;
       if (baseFee !== undefined && maxGasPrice(tx) < baseFee) continue; // cannot pay: sender done
       if (tx.gasLimit > gasLeft) continue; // does not fit: later nonces cannot go either
       out.push(tx);
@@ -455,6 +467,9 @@ export class TxPool {
     }
     const accountNonce = account?.nonce ?? 0n;
     this.accountNonce.set(sender, accountNonce);
+    // validateForSender: the allowlist comes before the account checks.
+    if (this.deps.isSenderPermitted && !this.deps.isSenderPermitted(sender))
+      return this.reject('TX_SENDER_NOT_AUTHORIZED', `Sender ${sender} is not on the Account Allowlist`);
     if (this.byHash.has(hash)) return this.reject('TRANSACTION_ALREADY_KNOWN');
     if (this.options.balanceCheck) {
       const upfront = tx.gasLimit * price + tx.value;

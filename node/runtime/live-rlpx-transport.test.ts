@@ -18,7 +18,7 @@ interface Seen {
 
 type TransportLog = NonNullable<ConstructorParameters<typeof RlpxTransport>[0]['log']>;
 
-async function start(n: number, opts: { maintained?: string[]; maxPeers?: number; log?: TransportLog } = {}): Promise<{ t: RlpxTransport; seen: Seen }> {
+async function start(n: number, opts: { maintained?: string[]; maxPeers?: number; log?: TransportLog; nodePermissioning?: ConstructorParameters<typeof RlpxTransport>[0]['nodePermissioning'] } = {}): Promise<{ t: RlpxTransport; seen: Seen }> {
   const t = new RlpxTransport({ nodeKey: key(n), listenHost: '127.0.0.1', listenPort: 0, advertisedHost: '127.0.0.1', clientId: `test/${n}`, redialIntervalMs: 100, ...opts });
   const seen: Seen = { events: [], messages: [] };
   t.setHandlers({
@@ -149,5 +149,46 @@ test('disconnect(peer, subprotocol-triggered) sends Disconnect 0x10; both sides 
     t.deepEqual(b.seen.events, [`up:${a.t.localId.slice(0, 8)}`, `down:${a.t.localId.slice(0, 8)}`]);
   } finally {
     await Promise.all([a.t.close(), b.t.close()]);
+  }
+});
+
+test('nodes allowlist: a peer off the list is refused after its Hello and never dialled; a listed one connects; removing it disconnects it', async (t) => {
+  const { NodeAllowlist } = await import('../permissioning/node-allowlist.ts');
+  const { MemoryAllowlistStore } = await import('../permissioning/allowlist-store.ts');
+  const { parseAllowlistEnode } = await import('../permissioning/allowlist-enode.ts');
+  const { nodeIdFromPrivateKey } = await import('../p2p/rlpx/node-identity.ts');
+  const store = new MemoryAllowlistStore();
+  const allowlist = new NodeAllowlist(store, { localNodeId: bytesToHex(nodeIdFromPrivateKey(key(12))).slice(2) });
+  const outsiderCloses: Array<Record<string, unknown>> = [];
+  const a = await start(12, { nodePermissioning: allowlist });
+  const outsider = await start(13, { log: (_level, message, fields) => void (message === 'peer disconnected' && outsiderCloses.push(fields ?? {})) });
+  const member = await start(14);
+  try {
+    allowlist.load([parseAllowlistEnode(member.t.enode())]);
+    store.values = allowlist.entries();
+    outsider.t.connectTo(a.t.enode());
+    await until(() => a.t.stats.notPermitted === 1 && outsiderCloses.length === 1);
+    t.deepEqual(a.t.peers(), []);
+    t.deepEqual(a.seen.events, [], 'the node never hears of a refused peer');
+    t.like(outsiderCloses[0], { reason: 'disconnect requested (0x00)', by: 'remote' });
+    member.t.connectTo(a.t.enode());
+    await until(() => a.t.peers().length === 1 && member.t.peers().length === 1);
+    t.deepEqual(a.t.peers(), [member.t.localId]);
+    // Dialling out: a peer off the list is not even dialled.
+    const dialled = a.t.stats.dialled;
+    t.true(a.t.addPeer(outsider.t.enode()));
+    await new Promise((r) => setTimeout(r, 300));
+    t.is(a.t.stats.dialled, dialled);
+    t.deepEqual(a.t.peers(), [member.t.localId]);
+    // Removing the member from the list disconnects it at once.
+    t.like(allowlist.remove([member.t.enode()]), { result: 'SUCCESS' });
+    await until(() => a.t.peers().length === 0 && member.t.peers().length === 0);
+    // Listed again, the maintained outsider is dialled by the redial loop and stays.
+    t.like(allowlist.add([outsider.t.enode()]), { result: 'SUCCESS' });
+    await until(() => a.t.peers().length === 1 && outsider.t.peers().length === 1);
+    t.deepEqual(a.t.peers(), [outsider.t.localId]);
+    t.false(a.t.peerInfo(outsider.t.localId)?.inbound);
+  } finally {
+    await Promise.all([a.t.close(), outsider.t.close(), member.t.close()]);
   }
 });

@@ -16,6 +16,13 @@
  *   after its last one; one event at a time (a returned promise is awaited), as the simulator and
  *   the in-process hub deliver. The inbox holds at most `maxInboxEvents` messages; beyond it
  *   messages are dropped and counted (connect and disconnect events are always kept).
+ * - With `nodePermissioning` (Besu's nodes allowlist; node/permissioning/node-allowlist.ts), as
+ *   Besu's RlpxAgent: a peer that is not permitted is not dialled; an inbound peer is judged after
+ *   its Hello by the address it connects from and the listening port its Hello gives, and if not
+ *   permitted is disconnected with Besu's UNKNOWN reason (an empty reason, on the wire the same
+ *   bytes as this layer's REQUESTED); when the allowlist changes every peer is judged again and one
+ *   no longer permitted is disconnected with REQUESTED (0x00). Besu re-judges its peers on every
+ *   imported block, so it drops such a peer by the next block; this transport does it at once.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, connect as tcpConnect, type Server, type Socket } from 'node:net';
@@ -30,6 +37,7 @@ import { RlpxConnection, type RlpxCapability, type RlpxClose, type RlpxReady } f
 import type { PeerDisconnectReason, PeerId, TimerHandle, Timers, Transport, TransportHandlers, WireMessage } from './ports.ts';
 import { LiveTimers } from './live-timers.ts';
 import { listenOn } from '../rpc/transports/listen.ts';
+import type { NodePermissioning, PeerEndpoint } from '../permissioning/node-allowlist.ts';
 
 /** The listener name in bind errors (config-error.ts maps it to --p2p-port). */
 export const P2P_LISTENER = 'P2P';
@@ -58,6 +66,8 @@ export interface RlpxTransportOptions {
   handshakeTimeoutMs?: number;
   pingIntervalMs?: number;
   timers?: Timers;
+  /** Besu's local nodes allowlist: who may be dialled and who may stay connected. */
+  nodePermissioning?: NodePermissioning;
   log?: (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -77,6 +87,8 @@ interface Peer {
   readonly address: string;
   /** The node id of the side that dialled. */
   readonly dialledBy: string;
+  /** What the nodes allowlist judges: the address and listening port the peer is known by. */
+  readonly endpoint: PeerEndpoint;
 }
 
 type InboxEvent = { kind: 'msg'; from: PeerId; message: WireMessage } | { kind: 'up' | 'down'; peer: PeerId };
@@ -113,13 +125,15 @@ export class RlpxTransport implements Transport, PeerDirectory {
   private boundPort = 0;
   private redialTimer: TimerHandle | undefined;
   private closed = false;
-  readonly stats = { dialled: 0, accepted: 0, refused: 0, droppedMessages: 0, unsendable: 0 };
+  readonly stats = { dialled: 0, accepted: 0, refused: 0, notPermitted: 0, droppedMessages: 0, unsendable: 0 };
+  private readonly unsubscribePermissioning: (() => void) | undefined;
 
   constructor(private readonly opts: RlpxTransportOptions) {
     this.nodeId = nodeIdFromPrivateKey(opts.nodeKey);
     this.localId = bytesToHex(this.nodeId).slice(2);
     this.timers = opts.timers ?? new LiveTimers();
     for (const url of opts.maintained ?? []) this.maintain(url);
+    this.unsubscribePermissioning = opts.nodePermissioning?.onAllowlistChanged(() => this.recheckPermissions());
   }
 
   /** Starts listening; returns the bound port. */
@@ -202,6 +216,7 @@ export class RlpxTransport implements Transport, PeerDirectory {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unsubscribePermissioning?.();
     if (this.redialTimer !== undefined) this.timers.cancelTimer(this.redialTimer);
     const closing = [...this.connections].map((c) => new Promise<void>((resolve) => {
       c.once('close', () => resolve());
@@ -235,6 +250,10 @@ export class RlpxTransport implements Transport, PeerDirectory {
 
   private dial(id: PeerId, enode: Enode): void {
     if (this.closed || id === this.localId || this.connected.has(id) || this.dialling.has(id)) return;
+    if (!this.permitted({ nodeId: id, ip: enode.host, listeningPort: enode.tcpPort })) {
+      this.stats.notPermitted++;
+      return;
+    }
     this.dialling.add(id);
     this.stats.dialled++;
     const socket = tcpConnect({ host: enode.host, port: enode.tcpPort });
@@ -249,7 +268,7 @@ export class RlpxTransport implements Transport, PeerDirectory {
     });
     socket.once('connect', () => {
       this.timers.cancelTimer(timeout);
-      const conn = this.open(socket, 'initiator', enode.nodeId);
+      const conn = this.open(socket, 'initiator', enode);
       conn.once('close', () => this.dialling.delete(id));
       conn.once('ready', () => this.dialling.delete(id));
     });
@@ -261,12 +280,13 @@ export class RlpxTransport implements Transport, PeerDirectory {
     this.open(socket, 'recipient');
   }
 
-  private open(socket: Socket, role: 'initiator' | 'recipient', remoteNodeId?: Uint8Array): RlpxConnection {
+  /** `dialled`: the enode dialled (initiator only). */
+  private open(socket: Socket, role: 'initiator' | 'recipient', dialled?: Enode): RlpxConnection {
     const conn = new RlpxConnection({
       socket,
       role,
       nodeKey: this.opts.nodeKey,
-      remoteNodeId,
+      remoteNodeId: dialled?.nodeId,
       clientId: this.opts.clientId,
       capabilities: CAPABILITIES,
       listenPort: this.boundPort,
@@ -276,15 +296,25 @@ export class RlpxTransport implements Transport, PeerDirectory {
       secureRandom: (n) => new Uint8Array(randomBytes(n)),
     });
     this.connections.add(conn);
-    conn.on('ready', (ready) => this.onReady(conn, socket, role, ready));
+    conn.on('ready', (ready) => this.onReady(conn, socket, role, ready, dialled));
     conn.on('message', (message) => this.onMessage(conn, message));
     conn.on('close', (close) => this.onClose(conn, close));
     return conn;
   }
 
-  private onReady(conn: RlpxConnection, socket: Socket, role: 'initiator' | 'recipient', ready: RlpxReady): void {
+  private onReady(conn: RlpxConnection, socket: Socket, role: 'initiator' | 'recipient', ready: RlpxReady, dialled: Enode | undefined): void {
     const id = bytesToHex(ready.remoteNodeId).slice(2);
     const dialledBy = role === 'initiator' ? this.localId : id;
+    // Besu knows an inbound peer by the address it connects from and the port its Hello gives.
+    const endpoint: PeerEndpoint = dialled
+      ? { nodeId: id, ip: dialled.host, listeningPort: dialled.tcpPort }
+      : { nodeId: id, ip: socket.remoteAddress ?? '', listeningPort: ready.remoteHello.listenPort };
+    if (!this.permitted(endpoint)) {
+      this.stats.notPermitted++;
+      this.opts.log?.('debug', 'peer not permitted by the nodes allowlist', { peer: id.slice(0, 16), address: endpoint.ip, port: endpoint.listeningPort });
+      // Besu's DisconnectReason.UNKNOWN carries no code: an empty reason, which REQUESTED encodes to here.
+      return void conn.disconnect(DisconnectReason.REQUESTED, 'not on the nodes allowlist');
+    }
     const existing = this.connected.get(id);
     if (existing) {
       // Both ends decide alike: the connection dialled by the smaller node id stays.
@@ -307,11 +337,25 @@ export class RlpxTransport implements Transport, PeerDirectory {
       port: ready.remoteHello.listenPort,
       capabilities: ready.sharedCapabilities.map((c) => `${c.name}/${c.version}`),
     };
-    this.connected.set(id, { conn, info, address, dialledBy });
+    this.connected.set(id, { conn, info, address, dialledBy, endpoint });
     this.idByConn.set(conn, id);
     this.byAddress.set(address, id);
     if (!existing) this.enqueue({ kind: 'up', peer: id });
     this.opts.log?.('debug', 'peer connected', { peer: id.slice(0, 16), inbound: info.inbound, client: info.clientId });
+  }
+
+  private permitted(endpoint: PeerEndpoint): boolean {
+    return this.opts.nodePermissioning?.isPeerPermitted(endpoint) ?? true;
+  }
+
+  /** The allowlist changed: peers it no longer permits go (Besu's RlpxAgent.handlePermissionsUpdate). */
+  private recheckPermissions(): void {
+    for (const peer of this.connected.values()) {
+      if (!this.permitted(peer.endpoint)) {
+        this.stats.notPermitted++;
+        peer.conn.disconnect(DisconnectReason.REQUESTED, 'no longer on the nodes allowlist');
+      }
+    }
   }
 
   private onMessage(conn: RlpxConnection, message: WireMessage): void {

@@ -15,6 +15,7 @@ import { ethConfigMethods } from './eth-config.ts';
 import { ethStateMethods } from './eth-state.ts';
 import { ethTransactionMethods } from './eth-transactions.ts';
 import { netMethods, web3Methods, type NetServices } from './net-web3.ts';
+import { permMethods } from './perm.ts';
 import { qbftMethods } from './qbft.ts';
 import { privMethods } from './priv.ts';
 import { rpcModulesMethods } from './rpc-modules.ts';
@@ -52,6 +53,7 @@ export function allMethods(api: NodeApi, opts: MethodsOptions = {}): RpcMethodSp
     ...minerMethods(api),
     ...debugMethods(api),
     ...privMethods(api),
+    ...permMethods(() => api.node.config.permissioning),
     ...rpcModulesMethods(),
   ];
 }
