@@ -144,6 +144,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         maxPeers: opts.p2p.maxPeers,
         maintained: [...opts.p2p.bootnodes, ...staticNodes],
         nodePermissioning: permissioning?.nodes,
+        privacy: opts.privacy !== undefined,
         log: (level, message, fields) => log.log(level, message, fields),
       });
       await rlpx.listen();
@@ -167,6 +168,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         minerExtraData: opts.minerExtraData === undefined ? undefined : new TextEncoder().encode(opts.minerExtraData),
         sharedExecution: extras.sharedExecution,
         permissioning,
+        privacy: opts.privacy,
       },
       { clock: new LiveClock(), timers, random: new LiveRandom(), transport, store, log },
     );

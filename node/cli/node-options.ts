@@ -3,7 +3,7 @@
  * command line and, with --config-file, from a TOML file whose keys are the option names without
  * the leading dashes; the command line wins.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
@@ -80,6 +80,11 @@ export const NODE_OPTIONS = {
   'permissions-nodes-config-file': { kind: 'string' },
   'permissions-accounts-config-file-enabled': { kind: 'boolean', default: false },
   'permissions-accounts-config-file': { kind: 'string' },
+  // Besu 25.4's privacy options, with the private transaction manager inside the node.
+  'privacy-enabled': { kind: 'boolean', default: false },
+  'privacy-public-key-file': { kind: 'string' },
+  'privacy-marker-transaction-signing-key-file': { kind: 'string' },
+  'privacy-url': { kind: 'string' },
   profile: { kind: 'string' },
 } satisfies Record<string, OptionSpec>;
 
@@ -111,6 +116,8 @@ export interface NodeOptions {
   p2p: P2pOptions;
   /** Local permissioning, when --permissions-nodes-config-file-enabled or --permissions-accounts-config-file-enabled. */
   permissions?: PermissionsOptions;
+  /** Privacy with the embedded private transaction manager (--privacy-enabled). */
+  privacy?: { publicKey: string; markerSigningKey?: Uint8Array };
   /** The --profile given (upper case), if any. */
   profile?: ProfileName;
 }
@@ -243,6 +250,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   const bootnodes = enodeList(get('bootnodes'), '--bootnodes');
   const permissions = permissionsOptions(get, dataPath);
   if (permissions) checkNodesAllowlisted(bootnodes, permissions.loaded);
+  const privacy = privacyOptions(get);
   return {
     genesisFile: get('genesis-file'),
     dataPath,
@@ -286,6 +294,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       discoveryEnabled: get('discovery-enabled'),
     },
     ...(permissions ? { permissions } : {}),
+    ...(privacy ? { privacy } : {}),
     profile,
   };
 }
@@ -346,6 +355,43 @@ function enodeList(values: string[], option: string): string[] {
     }
   }
   return values;
+}
+
+/**
+ * Besu's privacy options: --privacy-enabled needs --privacy-public-key-file (the manager's 32-byte
+ * key in base64, as Tessera's .pub files hold it); the marker signing key file holds a hex private
+ * key. The manager runs inside the node, so --privacy-url (an external Tessera) is refused.
+ */
+function privacyOptions(get: <T>(name: NodeOptionName) => T): NodeOptions['privacy'] {
+  const url = get<string | undefined>('privacy-url');
+  const keyFile = get<string | undefined>('privacy-public-key-file');
+  const markerFile = get<string | undefined>('privacy-marker-transaction-signing-key-file');
+  if (!get<boolean>('privacy-enabled')) {
+    if (url !== undefined || keyFile !== undefined || markerFile !== undefined)
+      throw new UsageError('--privacy-url, --privacy-public-key-file and --privacy-marker-transaction-signing-key-file need --privacy-enabled');
+    return undefined;
+  }
+  if (url !== undefined)
+    throw new UsageError(`--privacy-url ${url}: qbft-lab runs its private transaction manager inside the node; an external manager (Tessera) is not supported. Leave --privacy-url out.`);
+  if (keyFile === undefined) throw new UsageError('Please specify Enclave public key file path to enable privacy (--privacy-public-key-file)');
+  const text = readOptionFile(keyFile, '--privacy-public-key-file').trim();
+  if (!/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new UsageError(`--privacy-public-key-file ${keyFile}: must hold a 32-byte public key in base64 (44 characters), got ${JSON.stringify(text.slice(0, 60))}`);
+  if (markerFile === undefined) return { publicKey: text };
+  const hex = readOptionFile(markerFile, '--privacy-marker-transaction-signing-key-file').trim().replace(/^0x/, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex) || /^0+$/.test(hex))
+    throw new UsageError(`--privacy-marker-transaction-signing-key-file ${markerFile}: must hold a 32-byte private key in hex`);
+  return { publicKey: text, markerSigningKey: Uint8Array.from(Buffer.from(hex, 'hex')) };
+}
+
+function readOptionFile(path: string, option: string): string {
+  try {
+    const stat = statSync(path);
+    if (stat.size > 4096) throw new UsageError(`${option} ${path}: the file is larger than a key file can be`);
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`${option} ${path}: cannot read it (${(err as Error).message})`);
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ import type { PeerDirectory } from '../rpc/methods/admin-miner.ts';
 import { DisconnectReason } from '../p2p/rlpx/disconnect-reasons.ts';
 import { enodeUrl, parseEnodeUrl, type Enode } from '../p2p/rlpx/enode.ts';
 import { nodeIdFromPrivateKey } from '../p2p/rlpx/node-identity.ts';
-import { ETH_68, ISTANBUL_100 } from '../p2p/rlpx/capabilities.ts';
+import { ETH_68, ISTANBUL_100, PTM_1 } from '../p2p/rlpx/capabilities.ts';
 import { RlpxConnection, type RlpxCapability, type RlpxClose, type RlpxReady } from '../p2p/rlpx/rlpx-connection.ts';
 import type { PeerDisconnectReason, PeerId, TimerHandle, Timers, Transport, TransportHandlers, WireMessage } from './ports.ts';
 import { LiveTimers } from './live-timers.ts';
@@ -45,6 +45,8 @@ export const P2P_LISTENER = 'P2P';
 export interface RlpxTransportOptions {
   /** The node key (32-byte secp256k1 private key). */
   nodeKey: Uint8Array;
+  /** Offer ptm/1 too: the node runs a private transaction manager (--privacy-enabled). */
+  privacy?: boolean;
   /** Address listened on (--p2p-interface). */
   listenHost: string;
   /** --p2p-port; 0 picks a free port. */
@@ -103,6 +105,8 @@ const CAPABILITIES: readonly RlpxCapability[] = [
   { ...ETH_68, name: 'eth' },
   { ...ISTANBUL_100, name: 'istanbul' },
 ];
+/** qbft-lab's own, for privacy-enabled nodes (private transaction managers); Besu peers never share it. */
+const PRIVACY_CAPABILITIES: readonly RlpxCapability[] = [...CAPABILITIES, { ...PTM_1, name: 'ptm' }];
 
 export class RlpxTransport implements Transport, PeerDirectory {
   readonly localId: PeerId;
@@ -288,7 +292,7 @@ export class RlpxTransport implements Transport, PeerDirectory {
       nodeKey: this.opts.nodeKey,
       remoteNodeId: dialled?.nodeId,
       clientId: this.opts.clientId,
-      capabilities: CAPABILITIES,
+      capabilities: this.opts.privacy ? PRIVACY_CAPABILITIES : CAPABILITIES,
       listenPort: this.boundPort,
       handshakeTimeoutMs: this.opts.handshakeTimeoutMs,
       pingIntervalMs: this.opts.pingIntervalMs,

@@ -1,0 +1,124 @@
+/**
+ * Privacy between live nodes: three validators over real RLPx with --privacy-enabled, a group of
+ * two; a private contract deployed and called with eea_sendRawTransaction over HTTP; its log
+ * reaches the members' priv_subscribe over WebSocket and not the non-member's; the non-member sees
+ * only the marker. (Removed logs on a reorganization: scenario private-group, which can fork.)
+ */
+import test from 'ava';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { parseGenesis } from '../node/chain/genesis.ts';
+import { parseNodeOptions } from '../node/cli/node-options.ts';
+import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
+import { bytesToHex, uint256ToBytes } from '../node/crypto/bytes.ts';
+import { signPrivateTransaction } from '../node/privacy/private-transaction.ts';
+import { buildSimGenesis } from '../sim/genesis-builder.ts';
+import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
+import { privacyKeyOf, STORED_TOPIC, storageContractInitCode } from '../sim/privacy-run.ts';
+
+async function rpc(port: number, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
+  return body.result;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const SENDER = Uint8Array.from(Buffer.from('853d7f0010fd86d0d7811c1f9d968ea89a24484a8127b4a483ddf5d2cfec766d', 'hex'));
+
+test('three live nodes, a privacy group of two: members deploy, call and get logs through priv_subscribe; the non-member sees markers only', async (t) => {
+  const keys = validatorKeys(3);
+  const genesis = parseGenesis(buildSimGenesis({ validators: keys.map((k) => k.address), startTimeSeconds: Math.floor(Date.now() / 1000), blockPeriodSeconds: 1 }));
+  const names = ['p0', 'p1', 'p2'];
+  const nodes: LiveNode[] = [];
+  try {
+    for (const [i, key] of keys.entries()) {
+      const dataPath = mkdtempSync(join(tmpdir(), `qbft-lab-privacy-${i}-`));
+      writeFileSync(join(dataPath, 'privacy.pub'), `${privacyKeyOf(names[i]!)}\n`);
+      writeFileSync(join(dataPath, 'marker.key'), bytesToHex(BESU_TEST_ACCOUNTS[i]!.privateKey));
+      const opts = parseNodeOptions([
+        '--data-path', dataPath, '--p2p-port', '0', '--discovery-enabled=false',
+        ...(nodes.length > 0 ? ['--bootnodes', nodes.map((n) => n.enode!).join(',')] : []),
+        '--rpc-http-enabled', '--rpc-http-port', '0', '--rpc-http-api', 'ETH,NET,PRIV,EEA',
+        '--rpc-ws-enabled', '--rpc-ws-port', '0', '--rpc-ws-api', 'ETH,PRIV',
+        '--privacy-enabled', '--privacy-public-key-file', join(dataPath, 'privacy.pub'),
+        '--privacy-marker-transaction-signing-key-file', join(dataPath, 'marker.key'),
+      ]);
+      nodes.push(await startLiveNode(opts, { name: names[i], genesis, privateKey: key.privateKey }));
+    }
+    const [h0, h1, h2] = nodes.map((n) => n.servers.httpPort!);
+    await until('peers', async () => (nodes.every((n) => n.node.runtime.transport.peers().length === 2) ? true : undefined));
+    await until('height 2', async () => (BigInt(await rpc(h0!, 'eth_blockNumber')) >= 2n ? true : undefined));
+
+    const groupId: string = await rpc(h0!, 'priv_createPrivacyGroup', [{ addresses: [privacyKeyOf('p0'), privacyKeyOf('p1')], name: 'pair' }]);
+    await until('the group at p1', async () => ((await rpc(h1!, 'priv_findPrivacyGroup', [[privacyKeyOf('p0'), privacyKeyOf('p1')]])).length === 1 ? true : undefined));
+
+    const subscribe = async (port: number) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      const notes: any[] = [];
+      const answer = new Promise<any>((resolve) =>
+        ws.on('message', (data) => {
+          const m = JSON.parse(String(data));
+          if (m.id === 1) resolve(m);
+          else if (m.method === 'priv_subscription') notes.push(m.params);
+        }),
+      );
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'priv_subscribe', params: [groupId, 'logs', {}] }));
+      return { ws, notes, answer: await answer };
+    };
+    const s0 = await subscribe(nodes[0]!.servers.wsPort!);
+    const s1 = await subscribe(nodes[1]!.servers.wsPort!);
+    const s2 = await subscribe(nodes[2]!.servers.wsPort!);
+    t.regex(s0.answer.result, /^0x[0-9a-f]+$/);
+    t.deepEqual(s2.answer.error, { code: -50100, message: 'Offchain Privacy group does not exist.' });
+
+    const tx = (nonce: bigint, to: `0x${string}` | undefined, data: Uint8Array) =>
+      bytesToHex(
+        signPrivateTransaction(
+          { nonce, gasPrice: 10n ** 9n, gasLimit: 300_000n, to, value: 0n, data, privateFrom: Buffer.from(privacyKeyOf('p0'), 'base64'), privacyGroupId: Buffer.from(groupId, 'base64'), restriction: 'restricted', chainId: genesis.chainId },
+          SENDER,
+        ).encoded,
+      );
+    const deploy: string = await rpc(h0!, 'eea_sendRawTransaction', [tx(0n, undefined, storageContractInitCode())]);
+    const receipt = await until('the private receipt at p1', async () => (await rpc(h1!, 'priv_getTransactionReceipt', [deploy])) ?? undefined);
+    t.is(receipt.status, '0x1');
+    const set: string = await rpc(h0!, 'eea_sendRawTransaction', [tx(1n, receipt.contractAddress, uint256ToBytes(9n))]);
+    await until('the log at p0 and p1', async () => (s0.notes.length >= 1 && s1.notes.length >= 1 ? true : undefined));
+    for (const s of [s0, s1]) {
+      t.is(s.notes[0].privacyGroupId, groupId);
+      t.is(s.notes[0].result.transactionHash, set);
+      t.deepEqual(s.notes[0].result.topics, [bytesToHex(STORED_TOPIC)]);
+      t.false(s.notes[0].result.removed);
+    }
+    t.is(await rpc(h1!, 'priv_call', [groupId, { to: receipt.contractAddress, data: '0x' }, 'latest']), bytesToHex(uint256ToBytes(9n)));
+    await until('the marker at p2', async () => (await rpc(h2!, 'eth_getTransactionReceipt', [set])) ?? undefined);
+    t.is(await rpc(h2!, 'priv_getTransactionReceipt', [set]), null);
+    t.is((await rpc(h2!, 'eth_getTransactionByHash', [set])).to, '0x000000000000000000000000000000000000007e');
+    t.deepEqual(s2.notes, []);
+    for (const s of [s0, s1, s2]) s.ws.close();
+  } finally {
+    for (const n of nodes.reverse()) await n.close();
+  }
+});
+
+test('privacy options: --privacy-url is refused, a key file is needed, and bad keys are named', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-privacy-opts-'));
+  writeFileSync(join(dir, 'bad.pub'), 'not a key');
+  t.throws(() => parseNodeOptions(['--privacy-enabled', '--privacy-url', 'http://127.0.0.1:8888']), { message: /an external manager \(Tessera\) is not supported/ });
+  t.throws(() => parseNodeOptions(['--privacy-enabled']), { message: /Please specify Enclave public key file path to enable privacy/ });
+  t.throws(() => parseNodeOptions(['--privacy-enabled', '--privacy-public-key-file', join(dir, 'bad.pub')]), { message: /must hold a 32-byte public key in base64/ });
+  t.throws(() => parseNodeOptions(['--privacy-public-key-file', join(dir, 'bad.pub')]), { message: /need --privacy-enabled/ });
+  t.throws(() => parseNodeOptions(['--privacy-enabled', '--privacy-public-key-file', join(dir, 'missing.pub')]), { message: /cannot read it/ });
+});
