@@ -19,6 +19,7 @@ import { permMethods } from './perm.ts';
 import { qbftMethods } from './qbft.ts';
 import { privMethods } from './priv.ts';
 import { rpcModulesMethods } from './rpc-modules.ts';
+import { traceMethods } from './trace.ts';
 import { txpoolMethods } from './txpool.ts';
 
 export interface MethodsOptions {
@@ -52,6 +53,7 @@ export function allMethods(api: NodeApi, opts: MethodsOptions = {}): RpcMethodSp
     ...adminMethods(api),
     ...minerMethods(api),
     ...debugMethods(api),
+    ...traceMethods(api),
     ...privMethods(api),
     ...permMethods(() => api.node.config.permissioning),
     ...rpcModulesMethods(),

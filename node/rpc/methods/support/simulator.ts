@@ -23,7 +23,7 @@ import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, KECCAK256_RLP, ValueEncoding, createAddressFromString } from '@ethereumjs/util';
+import { Account, KECCAK256_RLP, ValueEncoding, createAddressFromString, type Address } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bytesToHex, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
@@ -32,6 +32,7 @@ import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
 import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
+import { StateChangeRecorder, type AccountChange } from './state-diff.ts';
 
 export interface AccessListEntry {
   address: Hex;
@@ -103,6 +104,48 @@ export interface CallFrame {
   error?: string;
   revertReason?: Uint8Array;
   calls: CallFrame[];
+  /** What Besu's flat (trace_*) traces read besides the tree; recorded for every traced frame. */
+  detail?: FrameDetail;
+  /** Top frame only: facts of the whole transaction. */
+  txDetail?: TxTraceDetail;
+}
+
+/** Per-frame facts Besu's FlatTraceGenerator reads from its opcode frames. */
+export interface FrameDetail {
+  /** The value the frame's code sees (CALLVALUE): a DELEGATECALL carries its caller's. */
+  apparentValue: bigint;
+  /** The account whose code runs (a DELEGATECALL's or CALLCODE's target). */
+  codeAddress?: Hex;
+  /** A precompile answered: no opcode ran, so Besu records no frame (and no trace) for the call. */
+  precompile: boolean;
+  /** The last opcode the frame executed itself, and the gas left before it ran. */
+  lastOp?: string;
+  lastOpGasLeft?: bigint;
+  /** Gas left when the frame finished (its gas minus what it used). */
+  gasLeftAtEnd: bigint;
+  /** Whether the frame ran CALLDATALOAD (Besu re-reads the frame's value there). */
+  readCallData: boolean;
+  /** SELFDESTRUCT: the beneficiary and the balance it was sent. */
+  selfDestruct?: { beneficiary: Hex; balance: bigint };
+  /** Return data (the deployed code of a creation, the revert data of a REVERT). */
+  returnData: Uint8Array;
+  /** The EVM's error when the frame failed ('revert' or a halt). */
+  evmError?: string;
+  /** CREATE/CREATE2: the address of the new contract. */
+  createAddress?: Hex;
+}
+
+/** Transaction-wide facts for Besu's flat traces. */
+export interface TxTraceDetail {
+  /** Gas the top frame started with (gas limit minus intrinsic gas). */
+  executionGas: bigint;
+  /** The refund counter at the end, and the refund the transaction was given (capped). */
+  refundCounter: bigint;
+  refundApplied: bigint;
+  /** The first RETURN or REVERT executed at each call depth, in execution order. */
+  firstReturnOrRevert: Map<number, 'RETURN' | 'REVERT'>;
+  /** Whether any CREATE2 ran. */
+  usedCreate2: boolean;
 }
 
 export type SimOutcome =
@@ -122,7 +165,28 @@ export type SimOutcome =
       createdAddress?: Hex;
       accessList?: AccessListEntry[];
       trace?: CallFrame;
+      /** With `stateDiff`: the accounts the call wrote, before and after (fees and refund paid). */
+      stateChanges?: AccountChange[];
     };
+
+/** A block to re-execute: its header, parent's hash, fee recipient and transactions. */
+export interface ReplayBlock {
+  header: BlockHeader;
+  parentHash: Uint8Array;
+  feeRecipient: Hex;
+  txs: TypedTransaction[];
+}
+
+/** A re-executed transaction as the trace_ methods read it. */
+export interface TxReplay {
+  /** The call tree, with the facts flat traces need. */
+  frame: CallFrame;
+  success: boolean;
+  /** Return data (the revert data when it reverted). */
+  output: Uint8Array;
+  /** Accounts the transaction wrote (with stateDiff). */
+  stateChanges?: AccountChange[];
+}
 
 /** Besu StateOverride (eth_call / eth_estimateGas third parameter). */
 export interface StateOverride {
@@ -146,6 +210,8 @@ export interface SimulateOptions {
   overrides?: StateOverride[];
   accessList?: boolean;
   callTracer?: boolean;
+  /** Record the accounts the call changes (settling fees and refund as a mined transaction would). */
+  stateDiff?: boolean;
   /** Chain id for typed "transactions" that need one (Besu: the schedule's chain id). */
   chainId: bigint;
 }
@@ -310,7 +376,16 @@ export class TransactionSimulator {
       const common = vm.common;
       const restore = movePrecompiles(vm, opts.overrides ?? []);
       try {
-        return await this.simulateLocked(common, sm, vm, b, req, gasCap, opts);
+        for (const o of opts.overrides ?? []) await applyOverride(sm, o);
+        const recorder = opts.stateDiff ? new StateChangeRecorder(sm) : undefined;
+        const detach = recorder?.attach();
+        try {
+          const outcome = await this.simulateLocked(common, sm, vm, b, req, gasCap, opts);
+          if (recorder && outcome.kind === 'executed') outcome.stateChanges = await recorder.changes();
+          return outcome;
+        } finally {
+          detach?.();
+        }
       } finally {
         restore();
       }
@@ -327,7 +402,6 @@ export class TransactionSimulator {
     opts: SimulateOptions,
   ): Promise<SimOutcome> {
     const p = opts.params;
-    for (const o of opts.overrides ?? []) await applyOverride(sm, o);
     const london = common.isActivatedEIP(1559);
     const headerBaseFee = london ? (b.baseFee ?? 0n) : undefined;
     // eth_call without strict pricing runs on a header whose base fee is zero
@@ -471,7 +545,7 @@ export class TransactionSimulator {
       delegationRefund = await applyAuthorizations(vm, common, authorizations);
     }
 
-    const tracer = opts.callTracer ? new CallTreeTracer() : undefined;
+    const tracer = opts.callTracer ? new CallTreeTracer((a) => vm.evm.precompiles.has(bytesToHex(a.bytes).slice(2))) : undefined;
     const lastOp = new Map<number, number>();
     const onStep = (step: InterpreterStep) => {
       lastOp.set(step.depth, step.opcode.code);
@@ -537,6 +611,23 @@ export class TransactionSimulator {
         });
       }
     }
+    // MainnetTransactionProcessor after the execution, needed only to report the state after it:
+    // the sender gets its unused gas back, the beneficiary its fee, self-destructed accounts go
+    // (from Cancun only those created by this call), and so do the empty accounts it touched.
+    if (opts.stateDiff) {
+      const payer = (await sm.getAccount(senderAddr)) ?? new Account();
+      payer.balance += (gasLimit - gasUsed) * txPrice;
+      await journal.putAccount(senderAddr, payer);
+      const beneficiary = createAddressFromString(b.coinbase);
+      const miner = (await sm.getAccount(beneficiary)) ?? new Account();
+      miner.balance += gasUsed * max(baseFee === undefined ? txPrice : txPrice - baseFee, 0n);
+      await journal.putAccount(beneficiary, miner);
+      for (const address of ex.selfdestruct?.keys() ?? []) {
+        if (common.isActivatedEIP(6780) && !ex.createdAddresses?.has(address)) continue;
+        await journal.deleteAccount(createAddressFromString(address));
+      }
+      await journal.cleanup();
+    }
     const createdAddress = res.createdAddress ? (res.createdAddress.toString().toLowerCase() as Hex) : undefined;
     const outcome: SimOutcome = {
       kind: 'executed',
@@ -562,6 +653,8 @@ export class TransactionSimulator {
         output: ex.returnValue,
         error: success ? undefined : error === 'revert' ? 'execution reverted' : halt,
         revertData,
+        refundCounter: ex.gasRefund ?? 0n,
+        refundApplied: refund,
       });
     return outcome;
   }
@@ -570,7 +663,7 @@ export class TransactionSimulator {
    * Re-executes mined transactions with the call tracer: applies `txs[0..index)` of `block` on
    * `parentRoot` the way the engine does, then traces each wanted transaction (in order).
    */
-  traceBlock(
+  async traceBlock(
     block: BlockHeader,
     parentRoot: Uint8Array,
     parentHash: Uint8Array,
@@ -578,71 +671,122 @@ export class TransactionSimulator {
     txs: TypedTransaction[],
     wanted: (i: number) => boolean,
   ): Promise<Array<CallFrame | undefined>> {
-    return this.withState(parentRoot, block.number, block.timestamp, async (_sm, vm) => {
+    let frames: Array<CallFrame | undefined> = [];
+    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
+      wanted: (_b, i) => wanted(i),
+      onBlock: (_b, replays) => {
+        frames = replays.map((r) => r?.frame);
+      },
+    });
+    return frames;
+  }
+
+  /**
+   * Re-executes consecutive blocks on `parentRoot` (the first block's parent state), one after the
+   * other on the same state as Besu's trace_filter does (no block rewards in between), tracing the
+   * wanted transactions and, with `stateDiff`, recording what each of them changed. `onBlock`
+   * receives each block's transactions (undefined where not wanted); returning false stops the
+   * replay there.
+   */
+  replayBlocks(
+    parentRoot: Uint8Array,
+    blocks: readonly ReplayBlock[],
+    opts: {
+      wanted: (block: number, tx: number) => boolean;
+      stateDiff?: boolean;
+      onBlock: (block: number, replays: Array<TxReplay | undefined>) => boolean | void;
+    },
+  ): Promise<void> {
+    const first = blocks[0]?.header;
+    if (!first) return Promise.resolve();
+    return this.withState(parentRoot, first.number, first.timestamp, async (sm, vm) => {
       const common = vm.common;
-      const b: SimBlock = {
-        stateRoot: parentRoot,
-        number: block.number,
-        timestamp: block.timestamp,
-        gasLimit: block.gasLimit,
-        baseFee: block.baseFeePerGas,
-        coinbase: feeRecipient,
-        difficulty: block.difficulty,
-        mixHash: block.mixHash,
-        parentHash,
-        excessBlobGas: block.excessBlobGas,
-      };
-      const ctx = this.contextBlock(common, b, block.baseFeePerGas);
-      this.chainLookup.parent = { number: block.number - 1n, hash: parentHash };
-      const out: Array<CallFrame | undefined> = [];
-      let blockGasUsed = 0n;
-      for (let i = 0; i < txs.length; i++) {
-        const tx = txs[i];
-        useFastCrypto(tx);
-        const tracer = wanted(i) ? new CallTreeTracer() : undefined;
-        const events = vm.evm.events;
-        const onStep = (s: InterpreterStep) => tracer?.step(s);
-        const onBefore = (m: Message) => tracer?.before(m);
-        const onAfter = (r: EVMResult) => tracer?.after(r);
-        if (tracer) {
-          events?.on('step', onStep);
-          events?.on('beforeMessage', onBefore);
-          events?.on('afterMessage', onAfter);
-        }
-        let res;
-        try {
-          res = await runTx(vm, { tx, block: ctx, blockGasUsed, skipHardForkValidation: true });
-        } finally {
+      for (let bi = 0; bi < blocks.length; bi++) {
+        const { header: block, parentHash, feeRecipient, txs } = blocks[bi]!;
+        common.setHardforkBy({ blockNumber: block.number, timestamp: block.timestamp });
+        const b: SimBlock = {
+          stateRoot: parentRoot,
+          number: block.number,
+          timestamp: block.timestamp,
+          gasLimit: block.gasLimit,
+          baseFee: block.baseFeePerGas,
+          coinbase: feeRecipient,
+          difficulty: block.difficulty,
+          mixHash: block.mixHash,
+          parentHash,
+          excessBlobGas: block.excessBlobGas,
+        };
+        const ctx = this.contextBlock(common, b, block.baseFeePerGas);
+        this.chainLookup.parent = { number: block.number - 1n, hash: parentHash };
+        const replays: Array<TxReplay | undefined> = [];
+        let blockGasUsed = 0n;
+        for (let i = 0; i < txs.length; i++) {
+          const tx = txs[i]!;
+          useFastCrypto(tx);
+          const traced = opts.wanted(bi, i);
+          const tracer = traced ? new CallTreeTracer((a) => vm.evm.precompiles.has(bytesToHex(a.bytes).slice(2))) : undefined;
+          const recorder = traced && opts.stateDiff ? new StateChangeRecorder(sm) : undefined;
+          const detach = recorder?.attach();
+          const events = vm.evm.events;
+          const onStep = (s: InterpreterStep) => tracer?.step(s);
+          const onBefore = (m: Message) => tracer?.before(m);
+          const onAfter = (r: EVMResult) => tracer?.after(r);
           if (tracer) {
-            events?.removeListener('step', onStep);
-            events?.removeListener('beforeMessage', onBefore);
-            events?.removeListener('afterMessage', onAfter);
+            events?.on('step', onStep);
+            events?.on('beforeMessage', onBefore);
+            events?.on('afterMessage', onAfter);
           }
-        }
-        blockGasUsed += res.totalGasSpent;
-        if (tracer) {
+          let res;
+          try {
+            res = await runTx(vm, { tx, block: ctx, blockGasUsed, skipHardForkValidation: true });
+          } finally {
+            detach?.();
+            if (tracer) {
+              events?.removeListener('step', onStep);
+              events?.removeListener('beforeMessage', onBefore);
+              events?.removeListener('afterMessage', onAfter);
+            }
+          }
+          blockGasUsed += res.totalGasSpent;
+          if (!tracer) {
+            replays.push(undefined);
+            continue;
+          }
           const ex = res.execResult;
           const error = ex.exceptionError?.error;
           const created = res.createdAddress ? (res.createdAddress.toString().toLowerCase() as Hex) : undefined;
-          out.push(
-            tracer.root({
-              isCreate: tx.to === undefined,
-              from: tx.getSenderAddress().toString().toLowerCase() as Hex,
-              to: tx.to === undefined ? (error === undefined ? created : undefined) : (tx.to.toString().toLowerCase() as Hex),
-              value: tx.value,
-              gas: tx.gasLimit,
-              gasUsed: res.totalGasSpent,
-              input: tx.data,
-              output: ex.returnValue,
-              error: error === undefined ? undefined : error === 'revert' ? 'execution reverted' : haltDescription(error, tracer.lastOpcodeAt(0)),
-              revertData: error === 'revert' ? ex.returnValue : undefined,
-            }),
-          );
-        } else out.push(undefined);
+          const refundCounter = ex.gasRefund ?? 0n;
+          const gasLeft = tracer.rootGasLeft();
+          const frame = tracer.root({
+            isCreate: tx.to === undefined,
+            from: tx.getSenderAddress().toString().toLowerCase() as Hex,
+            to: tx.to === undefined ? (error === undefined ? created : undefined) : (tx.to.toString().toLowerCase() as Hex),
+            value: tx.value,
+            gas: tx.gasLimit,
+            gasUsed: res.totalGasSpent,
+            input: tx.data,
+            output: ex.returnValue,
+            error: error === undefined ? undefined : error === 'revert' ? 'execution reverted' : haltDescription(error, tracer.lastOpcodeAt(0)),
+            revertData: error === 'revert' ? ex.returnValue : undefined,
+            refundCounter,
+            refundApplied: error === undefined ? min(refundCounter, (tx.gasLimit - gasLeft) / refundQuotient(common)) : 0n,
+          });
+          replays.push({
+            frame,
+            success: error === undefined,
+            output: ex.returnValue,
+            stateChanges: recorder ? await recorder.changes() : undefined,
+          });
+        }
+        if (opts.onBlock(bi, replays) === false) break;
       }
-      return out;
     });
   }
+}
+
+/** EIP-3529 (London) lowered the most a refund may return from half the gas used to a fifth. */
+function refundQuotient(common: Common): bigint {
+  return common.isActivatedEIP(3529) ? 5n : 2n;
 }
 
 function minimal(v: bigint): Uint8Array {
@@ -725,49 +869,105 @@ export function intrinsicGas(common: Common, data: Uint8Array, isCreate: boolean
   return gas;
 }
 
-/** Builds Besu's callTracer tree from EVM message events. */
+const EMPTY = new Uint8Array(0);
+
+function lowerAddress(a: { toString(): string }): Hex {
+  return a.toString().toLowerCase() as Hex;
+}
+
+/** The low 20 bytes of a stack word, as an address. */
+function wordToAddress(word: bigint): Hex {
+  return `0x${(word & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`;
+}
+
+/** Builds Besu's callTracer tree from EVM message events, with the facts flat traces need. */
 class CallTreeTracer {
   private readonly stack: CallFrame[] = [];
   private readonly children: CallFrame[] = [];
   private readonly ops = new Map<number, { name: string; code: number }>();
   /** Executing address per depth (the `from` of the calls it makes). */
   private readonly executing: Hex[] = [];
+  private readonly rootDetail: FrameDetail = { apparentValue: 0n, precompile: false, gasLeftAtEnd: 0n, readCallData: false, returnData: EMPTY };
+  private rootGas = 0n;
+  private readonly firstReturnOrRevert = new Map<number, 'RETURN' | 'REVERT'>();
+  private usedCreate2 = false;
+
+  constructor(private readonly isPrecompile: (address: Address) => boolean) {}
+
+  private detailAt(depth: number): FrameDetail | undefined {
+    return depth === 0 ? this.rootDetail : this.stack[depth - 1]?.detail;
+  }
 
   step(s: InterpreterStep): void {
-    this.ops.set(s.depth, { name: s.opcode.name, code: s.opcode.code });
-    this.executing[s.depth] = s.address.toString().toLowerCase() as Hex;
+    const name = s.opcode.name;
+    this.ops.set(s.depth, { name, code: s.opcode.code });
+    this.executing[s.depth] = lowerAddress(s.address);
+    const d = this.detailAt(s.depth);
+    if (d) {
+      d.lastOp = name;
+      d.lastOpGasLeft = s.gasLeft;
+      if (name === 'CALLDATALOAD') d.readCallData = true;
+      if (name === 'SELFDESTRUCT') d.selfDestruct = { beneficiary: wordToAddress(s.stack[s.stack.length - 1] ?? 0n), balance: s.account.balance };
+    }
+    if ((name === 'RETURN' || name === 'REVERT') && !this.firstReturnOrRevert.has(s.depth)) this.firstReturnOrRevert.set(s.depth, name);
+    if (name === 'CREATE2') this.usedCreate2 = true;
   }
 
   lastOpcodeAt(depth: number): number | undefined {
     return this.ops.get(depth)?.code;
   }
 
+  /** Gas the top frame had left when it finished. */
+  rootGasLeft(): bigint {
+    return this.rootDetail.gasLeftAtEnd;
+  }
+
   before(m: Message): void {
-    if (m.depth === 0) return;
+    const codeAddress = m.to ? m.codeAddress : undefined;
+    const detail: FrameDetail = {
+      apparentValue: m.value,
+      codeAddress: codeAddress ? lowerAddress(codeAddress) : undefined,
+      precompile: codeAddress !== undefined && this.isPrecompile(codeAddress),
+      gasLeftAtEnd: 0n,
+      readCallData: false,
+      returnData: EMPTY,
+    };
+    if (m.depth === 0) {
+      this.rootGas = m.gasLimit;
+      Object.assign(this.rootDetail, detail);
+      return;
+    }
     const op = this.ops.get(m.depth - 1)?.name ?? (m.to ? 'CALL' : 'CREATE');
     const type = op === 'CREATE2' || op === 'CREATE' || op === 'CALL' || op === 'CALLCODE' || op === 'DELEGATECALL' || op === 'STATICCALL' ? op : m.to ? 'CALL' : 'CREATE';
     const frame: CallFrame = {
       type,
-      from: this.executing[m.depth - 1] ?? (m.caller.toString().toLowerCase() as Hex),
-      to: m.to ? (m.to.toString().toLowerCase() as Hex) : undefined,
+      from: this.executing[m.depth - 1] ?? lowerAddress(m.caller),
+      to: m.to ? lowerAddress(m.to) : undefined,
       value: type === 'STATICCALL' ? undefined : type === 'DELEGATECALL' ? 0n : m.value,
       gas: m.gasLimit,
       gasUsed: 0n,
-      input: m.data,
+      // a copy: the message's data is a view of the caller's memory, which may change later
+      input: m.data.slice(),
       calls: [],
+      detail,
     };
     this.stack.push(frame);
   }
 
   after(r: EVMResult): void {
-    const frame = this.stack.pop();
-    if (!frame) return; // the top-level message
     const ex = r.execResult;
     const error = ex.exceptionError?.error;
+    const frame = this.stack.pop();
+    const detail = frame ? frame.detail! : this.rootDetail;
+    detail.gasLeftAtEnd = (frame ? frame.gas : this.rootGas) - ex.executionGasUsed;
+    detail.returnData = ex.returnValue;
+    detail.evmError = error;
+    if (r.createdAddress) detail.createAddress = lowerAddress(r.createdAddress);
+    if (!frame) return; // the top-level message: root() builds its frame
     frame.gasUsed = ex.executionGasUsed;
     if (ex.returnValue.length > 0) frame.output = ex.returnValue;
     if (frame.type === 'CREATE' || frame.type === 'CREATE2') {
-      frame.to = error === undefined && r.createdAddress ? (r.createdAddress.toString().toLowerCase() as Hex) : undefined;
+      frame.to = error === undefined && r.createdAddress ? lowerAddress(r.createdAddress) : undefined;
       if (error === undefined) frame.output = undefined;
     }
     if (error === 'revert') {
@@ -791,6 +991,9 @@ class CallTreeTracer {
     output: Uint8Array;
     error?: string;
     revertData?: Uint8Array;
+    /** The EVM's refund counter at the end, and the refund the transaction got. */
+    refundCounter: bigint;
+    refundApplied: bigint;
   }): CallFrame {
     const frame: CallFrame = {
       type: r.isCreate ? 'CREATE' : 'CALL',
@@ -801,6 +1004,14 @@ class CallTreeTracer {
       gasUsed: r.gasUsed,
       input: r.input,
       calls: this.children,
+      detail: this.rootDetail,
+      txDetail: {
+        executionGas: this.rootGas,
+        refundCounter: r.refundCounter,
+        refundApplied: r.refundApplied,
+        firstReturnOrRevert: this.firstReturnOrRevert,
+        usedCreate2: this.usedCreate2,
+      },
     };
     if (r.output.length > 0 && r.error === undefined) frame.output = r.output;
     if (r.error !== undefined) {
