@@ -58,6 +58,10 @@ export const KNOWN_DIFFERENCES: Record<string, string> = {
   'eth_getBlockByNumber/get-block-london-fork': TOTAL_DIFFICULTY,
   'eth_getBlockByNumber/get-genesis': TOTAL_DIFFICULTY,
   'debug_traceTransaction/trace-unknown-tx': 'Besu answers null for a transaction it does not know; geth an error',
+  'debug_getRawBlock/get-invalid-number': 'Besu reads "2" as a decimal block number (Long.decode) and answers block 2',
+  'debug_getRawHeader/get-invalid-number': 'Besu reads "2" as a decimal block number (Long.decode) and answers block 2',
+  'debug_getRawReceipts/get-invalid-number': 'Besu reads "2" as a decimal block number (Long.decode) and answers block 2',
+  'debug_getRawTransaction/get-invalid-hash': 'Besu reads a hash without 0x (lenient hex) and answers null for an unknown transaction',
 };
 
 /** Parses one .io file: `//` comments, then `>>` request and `<<` response lines (one pair here). */

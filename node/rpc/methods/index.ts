@@ -6,6 +6,7 @@ import type { NodeApi } from '../node-api.ts';
 import type { RpcMethodSpec } from '../registry.ts';
 import { adminMethods, minerMethods } from './admin-miner.ts';
 import { debugMethods } from './debug.ts';
+import { debugRawMethods } from './debug-raw.ts';
 import { ethBlockMethods } from './eth-blocks.ts';
 import { ethExecMethods } from './eth-exec.ts';
 import { ethFeeMethods } from './eth-fees.ts';
@@ -53,6 +54,7 @@ export function allMethods(api: NodeApi, opts: MethodsOptions = {}): RpcMethodSp
     ...adminMethods(api),
     ...minerMethods(api),
     ...debugMethods(api),
+    ...debugRawMethods(api),
     ...traceMethods(api),
     ...privMethods(api),
     ...permMethods(() => api.node.config.permissioning),
