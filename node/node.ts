@@ -595,7 +595,12 @@ export class QbftNode {
     }
     this.indexReorg(reorg);
     await this.updatePool(reorg);
-    if (this.privacy) await this.privacy.onReorg(reorg, this.chain.genesis.hash);
+    if (this.privacy)
+      try {
+        await this.privacy.onReorg(reorg, this.chain.genesis.hash, (hash) => this.chain.get(hash));
+      } catch (err) {
+        this.runtime.log.log('error', 'private transactions not processed', { head: head.hash, error: String(err) });
+      }
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
     if (this.bft && !this.consensusPausedForSync) void this.qbft.onNewHead(await this.heightContext(head));

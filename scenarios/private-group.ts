@@ -1,10 +1,11 @@
 import type { Scenario } from '../sim/scenario.ts';
 
 // Privacy on v1, v2 and v3; a group of v2 and v3 (v1 is a non-member). v2 deploys the group's
-// storage contract before the network splits. Twins of v0 and v1 then let both halves commit;
-// v3 stores 7 on its half, which later loses: after healing v3 reorganizes onto v2's chain, its
-// private log comes again with removed: true, and the marker returns to the pool and is mined on
-// the winning chain, where both members run it. v1 sees the markers only.
+// storage contract; just before the network splits v3 stores 7 (its manager can still reach v2's,
+// as Tessera needed every recipient up). Twins of v0 and v1 then let both halves commit, each with
+// the marker in its next block. v3's half later loses: after healing v3 reorganizes onto v2's
+// chain, its private log comes again with removed: true, then once more from the winning block,
+// where v2 ran it too. v1 sees the markers only.
 export default {
   name: 'private-group',
   description: 'A privacy group of two among three privacy nodes: a private contract deployed and called, logs to members only, removed: true after a reorganization.',
@@ -16,10 +17,10 @@ export default {
     { atMs: 0, do: 'crash', node: 'v0-twin' },
     { atMs: 0, do: 'crash', node: 'v1-twin' },
     { atMs: 1_000, do: 'private-tx', node: 'v2', group: 0, action: 'deploy' },
+    { atMs: 3_450, do: 'private-tx', node: 'v3', group: 0, action: 'store', value: 7 },
     { atMs: 3_500, do: 'partition', groups: [['v0', 'v1', 'v2'], ['v0-twin', 'v1-twin', 'v3']] },
     { atMs: 3_500, do: 'restart', node: 'v0-twin' },
     { atMs: 3_500, do: 'restart', node: 'v1-twin' },
-    { atMs: 5_000, do: 'private-tx', node: 'v3', group: 0, action: 'store', value: 7 },
     { atMs: 12_000, do: 'crash', node: 'v1-twin' },
     { atMs: 25_000, do: 'crash', node: 'v0-twin' },
     { atMs: 25_000, do: 'heal' },

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import privateGroup from '../scenarios/private-group.ts';
-import type { PtmMessage } from '../node/privacy/private-tx-manager.ts';
+import type { PrivacyGroup, PtmMessage } from '../node/privacy/private-tx-manager.ts';
 import { runScenario } from './scenario-runner.ts';
 import { privacyKeyOf } from './privacy-run.ts';
 import type { Scenario } from './scenario.ts';
@@ -18,16 +18,23 @@ test('private-group passes as shipped', async (t) => {
   t.true(r.ok, JSON.stringify(r.expectations));
 });
 
-test('a planted leak (members also push payloads to the non-member, which keeps them) fails no-private-state', async (t) => {
+test('a planted leak (members also push payloads to the non-member, whose manager skips its checks) fails no-private-state', async (t) => {
   const leak = async (world: World) => {
     for (const name of ['v2', 'v3']) {
       const peers = world.get(name).node!.privacy!.peers;
       const send = peers.send.bind(peers);
       peers.send = (toKey: string, message: PtmMessage) => {
         send(toKey, message);
-        if (message.kind === 'payload') send(privacyKeyOf('v1'), { ...message, group: { ...message.group, members: [...message.group.members, privacyKeyOf('v1')] } });
+        if (message.kind === 'payload' || message.kind === 'group') send(privacyKeyOf('v1'), message);
       };
     }
+    // v1's manager takes any group it is sent, member or not.
+    const ptm = world.get('v1').node!.privacy!.ptm as unknown as { acceptGroup: (from: string, g: PrivacyGroup) => PrivacyGroup; keepGroup: (g: PrivacyGroup, pin: boolean) => void; groups: Map<string, PrivacyGroup> };
+    ptm.acceptGroup = (_from, g) => {
+      const widened = { ...g, members: [...g.members, privacyKeyOf('v1')] };
+      ptm.groups.set(g.privacyGroupId, widened);
+      return widened;
+    };
   };
   const r = await runScenario(withStep('leak'), { steps: { leak } });
   t.false(r.ok);

@@ -17,23 +17,7 @@ import { signPrivateTransaction } from '../node/privacy/private-transaction.ts';
 import { buildSimGenesis } from '../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
 import { privacyKeyOf, STORED_TOPIC, storageContractInitCode } from '../sim/privacy-run.ts';
-
-async function rpc(port: number, method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
-  return body.result;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { rpc, untilValue } from './process-kit.ts';
 
 const SENDER = Uint8Array.from(Buffer.from('853d7f0010fd86d0d7811c1f9d968ea89a24484a8127b4a483ddf5d2cfec766d', 'hex'));
 
@@ -58,11 +42,11 @@ test('three live nodes, a privacy group of two: members deploy, call and get log
       nodes.push(await startLiveNode(opts, { name: names[i], genesis, privateKey: key.privateKey }));
     }
     const [h0, h1, h2] = nodes.map((n) => n.servers.httpPort!);
-    await until('peers', async () => (nodes.every((n) => n.node.runtime.transport.peers().length === 2) ? true : undefined));
-    await until('height 2', async () => (BigInt(await rpc(h0!, 'eth_blockNumber')) >= 2n ? true : undefined));
+    await untilValue('peers', async () => (nodes.every((n) => n.node.runtime.transport.peers().length === 2) ? true : undefined));
+    await untilValue('height 2', async () => (BigInt(await rpc(h0!, 'eth_blockNumber')) >= 2n ? true : undefined));
 
     const groupId: string = await rpc(h0!, 'priv_createPrivacyGroup', [{ addresses: [privacyKeyOf('p0'), privacyKeyOf('p1')], name: 'pair' }]);
-    await until('the group at p1', async () => ((await rpc(h1!, 'priv_findPrivacyGroup', [[privacyKeyOf('p0'), privacyKeyOf('p1')]])).length === 1 ? true : undefined));
+    await untilValue('the group at p1', async () => ((await rpc(h1!, 'priv_findPrivacyGroup', [[privacyKeyOf('p0'), privacyKeyOf('p1')]])).length === 1 ? true : undefined));
 
     const subscribe = async (port: number) => {
       const ws = new WebSocket(`ws://127.0.0.1:${port}`);
@@ -92,10 +76,10 @@ test('three live nodes, a privacy group of two: members deploy, call and get log
         ).encoded,
       );
     const deploy: string = await rpc(h0!, 'eea_sendRawTransaction', [tx(0n, undefined, storageContractInitCode())]);
-    const receipt = await until('the private receipt at p1', async () => (await rpc(h1!, 'priv_getTransactionReceipt', [deploy])) ?? undefined);
+    const receipt = await untilValue('the private receipt at p1', async () => (await rpc(h1!, 'priv_getTransactionReceipt', [deploy])) ?? undefined);
     t.is(receipt.status, '0x1');
     const set: string = await rpc(h0!, 'eea_sendRawTransaction', [tx(1n, receipt.contractAddress, uint256ToBytes(9n))]);
-    await until('the log at p0 and p1', async () => (s0.notes.length >= 1 && s1.notes.length >= 1 ? true : undefined));
+    await untilValue('the log at p0 and p1', async () => (s0.notes.length >= 1 && s1.notes.length >= 1 ? true : undefined));
     for (const s of [s0, s1]) {
       t.is(s.notes[0].privacyGroupId, groupId);
       t.is(s.notes[0].result.transactionHash, set);
@@ -103,7 +87,7 @@ test('three live nodes, a privacy group of two: members deploy, call and get log
       t.false(s.notes[0].result.removed);
     }
     t.is(await rpc(h1!, 'priv_call', [groupId, { to: receipt.contractAddress, data: '0x' }, 'latest']), bytesToHex(uint256ToBytes(9n)));
-    await until('the marker at p2', async () => (await rpc(h2!, 'eth_getTransactionReceipt', [set])) ?? undefined);
+    await untilValue('the marker at p2', async () => (await rpc(h2!, 'eth_getTransactionReceipt', [set])) ?? undefined);
     t.is(await rpc(h2!, 'priv_getTransactionReceipt', [set]), null);
     t.is((await rpc(h2!, 'eth_getTransactionByHash', [set])).to, '0x000000000000000000000000000000000000007e');
     t.deepEqual(s2.notes, []);

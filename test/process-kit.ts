@@ -20,3 +20,14 @@ export async function until(what: string, fn: () => Promise<boolean>, timeoutMs 
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** Polls `fn` every 100 ms until it gives a value, and returns it; throws after `timeoutMs`. */
+export async function untilValue<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -71,7 +71,7 @@ export async function systemCall(vm: VM, block: Block, to: Address, data: Uint8A
 
 /** EIP-2935, before the first transaction: the parent's hash into the history contract. */
 export async function storeParentHash(vm: VM, block: Block): Promise<void> {
-  if (!vm.common.isActivatedEIP(2935)) return;
+  if (!vm.common.isActivatedEIP(2935) || vm.common.consensusType() === 'bft') return;
   if ((await vm.stateManager.getCode(HISTORY_STORAGE_ADDRESS)).length === 0) return;
   await systemCall(vm, block, HISTORY_STORAGE_ADDRESS, block.header.parentHash);
 }
@@ -88,6 +88,7 @@ export function makesSystemWrites(c: Common): boolean {
 export async function collectRequests(vm: VM, block: Block, receipts: readonly TxReceipt[], depositContract: Hex): Promise<Uint8Array[]> {
   const c = vm.common;
   const requests: Uint8Array[] = [];
+  if (c.consensusType() === 'bft') return requests; // BFT Prague runs no request processors (node/chain/common.ts)
   if (c.isActivatedEIP(6110)) requests.push(withType(REQUEST_TYPE.deposit, depositRequests(receipts, depositContract)));
   if (c.isActivatedEIP(7002)) requests.push(withType(REQUEST_TYPE.withdrawal, await queueCall(vm, block, WITHDRAWAL_REQUEST_ADDRESS, 'withdrawal request (EIP-7002)')));
   if (c.isActivatedEIP(7251)) requests.push(withType(REQUEST_TYPE.consolidation, await queueCall(vm, block, CONSOLIDATION_REQUEST_ADDRESS, 'consolidation request (EIP-7251)')));

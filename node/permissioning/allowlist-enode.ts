@@ -13,6 +13,7 @@
  * - A peer is permitted by an entry with the same IP and listening port, whatever its node id
  *   (EnodeURLImpl.sameListeningEndpoint, NodeLocalConfigPermissioningController.isPermitted).
  */
+import { normalizeIp } from '../p2p/discovery/ip-address.ts';
 
 export interface AllowlistEnode {
   /** 128 lower-case hex digits. */
@@ -119,59 +120,7 @@ function canonicalIpv4(text: string): string | undefined {
   return ipv4Bytes(text)?.join('.');
 }
 
-/** 8 groups of 16 bits, or undefined. Accepts "::" and a dotted IPv4 tail; no zone id. */
-function ipv6Groups(text: string): number[] | undefined {
-  let head = text;
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    const v4 = ipv4Bytes(text.slice(lastColon + 1));
-    if (!v4) return undefined;
-    tail.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-    head = text.slice(0, lastColon + 1);
-    if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1);
-  }
-  const group = (g: string): number | undefined => (/^[0-9a-fA-F]{1,4}$/.test(g) ? parseInt(g, 16) : undefined);
-  const parse = (part: string): number[] | undefined => {
-    if (part === '') return [];
-    const groups = part.split(':').map(group);
-    return groups.every((g) => g !== undefined) ? (groups as number[]) : undefined;
-  };
-  const halves = head.split('::');
-  if (halves.length > 2) return undefined;
-  const left = parse(halves[0]);
-  const right = halves.length === 2 ? parse(halves[1]) : [];
-  if (!left || !right) return undefined;
-  const given = left.length + right.length + tail.length;
-  if (halves.length === 2) {
-    if (given > 7) return undefined;
-    return [...left, ...new Array<number>(8 - given).fill(0), ...right, ...tail];
-  }
-  return given === 8 ? [...left, ...tail] : undefined;
-}
-
+/** An IPv6 literal in RFC 5952 form (an IPv4-mapped one as IPv4, as Java prints it). */
 function canonicalIpv6Literal(text: string): string | undefined {
-  const g = ipv6Groups(text);
-  if (!g) return undefined;
-  // Java turns an IPv4-mapped address (::ffff:a.b.c.d) into an IPv4 address.
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `${g[6] >> 8}.${g[6] & 0xff}.${g[7] >> 8}.${g[7] & 0xff}`;
-  // RFC 5952: lower case, no leading zeros, the longest run of two or more zero groups (the first on a tie) as "::".
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = g.map((x) => x.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+  return text.includes(':') ? normalizeIp(text) : undefined;
 }

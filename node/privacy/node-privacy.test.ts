@@ -83,3 +83,25 @@ test('a private transaction with a wrong nonce changes nothing and gets a failed
   const group = v0.privacy!.groupOf(privateTx(0n, undefined, new Uint8Array(0)))!.privacyGroupId;
   t.is(bytesToHex(v0.privacy!.states.rootAt(v0.chain.head().hash, group)!), '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
 });
+
+test('a block that leaves the canonical chain and comes back gets its private receipts back; an unknown parent is caught up', async (t) => {
+  const world = await privacyWorld();
+  const v0 = world.get('v0').node!;
+  const marker = await sendPrivate(v0, privateTx(0n, undefined, storageContractInitCode()));
+  await world.advanceBy(4_000);
+  const entry = v0.chain.get(v0.transactionLocation(marker)!.blockHash)!;
+  const events: Array<[number, number]> = [];
+  v0.privacy!.onPrivateReorg((e) => events.push([e.removed.length, e.added.length]));
+  await v0.privacy!.onReorg({ removed: [entry], added: [] }, v0.chain.genesis.hash);
+  await v0.privacy!.onReorg({ removed: [], added: [entry] }, v0.chain.genesis.hash);
+  t.deepEqual(events, [[1, 0], [0, 1]]);
+  t.is(v0.privacy!.states.receipt(marker)?.blockHash, entry.hash);
+
+  // A node whose private states start late (a restart keeps none) runs the missing blocks first.
+  const v1 = world.get('v1').node!;
+  const fresh = new (v1.privacy!.states.constructor as typeof import('./private-state.ts').PrivateStates)(v1.common);
+  (v1.privacy as unknown as { states: unknown }).states = fresh;
+  const head = v1.chain.head();
+  await v1.privacy!.onReorg({ removed: [], added: [head] }, v1.chain.genesis.hash, (h) => v1.chain.get(h));
+  t.is(fresh.receipt(marker)?.status, 1, 'the marker block, an ancestor of the head, was run');
+});

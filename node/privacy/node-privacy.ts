@@ -24,6 +24,9 @@ import { PtmPeers } from './ptm-peers.ts';
 
 export const PRIVACY_PRECOMPILE_ADDRESS: Hex = '0x000000000000000000000000000000000000007e';
 
+/** How far back a node whose private states are unknown (after a restart) runs them again. */
+const MAX_CATCH_UP_BLOCKS = 4096;
+
 export interface PrivacyConfig {
   /** This node's privacy key: 32 bytes in base64 (Besu's --privacy-public-key-file). */
   publicKey: string;
@@ -75,8 +78,12 @@ export class NodePrivacy {
     };
   }
 
-  /** Runs the private transactions of the blocks a head change made canonical, in order. */
-  async onReorg(reorg: ReorgEvent, genesisHash: Hex): Promise<void> {
+  /**
+   * Runs the private transactions of the blocks a head change made canonical, in order. A block
+   * whose parent's private states are unknown here (after a restart: they live in memory) gets its
+   * missing ancestors run first, from the genesis or the last `MAX_CATCH_UP_BLOCKS` blocks.
+   */
+  async onReorg(reorg: ReorgEvent, genesisHash: Hex, entryOf: (hash: Hex) => ChainEntry | undefined = () => undefined): Promise<void> {
     this.states.markBase(genesisHash);
     const removed: PrivateReceipt[] = [];
     for (const e of reorg.removed) for (const w of this.workOf(e)) {
@@ -84,7 +91,10 @@ export class NodePrivacy {
       if (r && r.blockHash === e.hash) removed.push(r);
     }
     const added: PrivateReceipt[] = [];
-    for (const e of reorg.added) added.push(...(await this.states.processBlock(e.block.header, e.hash, e.parentHash, this.workOf(e))));
+    for (const e of reorg.added) {
+      if (!this.states.has(e.parentHash)) await this.catchUp(e, entryOf);
+      added.push(...(await this.states.processBlock(e.block.header, e.hash, e.parentHash, this.workOf(e))));
+    }
     if (removed.length === 0 && added.length === 0) return;
     for (const l of this.listeners) {
       try {
@@ -93,6 +103,19 @@ export class NodePrivacy {
         // a listener's failure does not stop the others
       }
     }
+  }
+
+  private async catchUp(entry: ChainEntry, entryOf: (hash: Hex) => ChainEntry | undefined): Promise<void> {
+    const missing: ChainEntry[] = [];
+    let parent = entryOf(entry.parentHash);
+    while (parent && !this.states.has(parent.hash) && missing.length < MAX_CATCH_UP_BLOCKS) {
+      missing.push(parent);
+      parent = entryOf(parent.parentHash);
+    }
+    const oldest = missing[missing.length - 1];
+    if (oldest && !this.states.has(oldest.parentHash)) this.states.markBase(oldest.parentHash);
+    if (!oldest && !this.states.has(entry.parentHash)) this.states.markBase(entry.parentHash);
+    for (const e of missing.reverse()) await this.states.processBlock(e.block.header, e.hash, e.parentHash, this.workOf(e));
   }
 
   /** The markers of a block whose payload this node holds, decoded. */
@@ -108,10 +131,10 @@ export class NodePrivacy {
       } catch {
         return;
       }
-      // Besu's precompile: privateFrom must be the key that sent the payload, and a member.
+      // Besu's precompile: privateFrom must be the key that sent the payload, a member of a group this node is in.
       if (toBase64(priv.privateFrom) !== stored.senderKey) return;
       const group = this.ptm.group(stored.privacyGroupId);
-      if (group && !group.members.includes(stored.senderKey)) return;
+      if (!group || !group.members.includes(stored.senderKey) || !group.members.includes(this.config.publicKey)) return;
       out.push({ commitmentHash: bytesToHex(tx.hash()), transactionIndex, privacyGroupId: stored.privacyGroupId, tx: priv });
     });
     return out;

@@ -7,9 +7,11 @@
  *
  * As in Besu: the private transaction pays no gas (its gas limit only bounds execution), may not
  * carry value, and must have the sender's private nonce; an invalid one changes nothing and gets a
- * receipt with status 0x0. Group roots are kept per block (copy on write), so a reorganization
- * runs the new branch's private transactions on the right states. Bounded: roots of the last
- * `maxBlocks` blocks and receipts of the last `maxReceipts` markers.
+ * receipt with status 0x0. Group roots and receipts are kept per block (copy on write), so a
+ * reorganization runs the new branch's private transactions on the right states, and a block that
+ * becomes canonical again gets its receipts back. A block whose parent was not processed here is
+ * refused (never run on a guessed state). Bounded: the last `maxBlocks` blocks and the last
+ * `maxReceipts` markers.
  */
 import { createBlockHeader, Block, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -21,6 +23,7 @@ import { Mutex } from '../collections/mutex.ts';
 import { equalBytes, type Hex } from '../crypto/bytes.ts';
 import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
 import { TrieNodeStore } from '../execution/state-db.ts';
+import { intrinsicGas } from '../execution/intrinsic-gas.ts';
 import type { PrivateTransaction } from './private-transaction.ts';
 
 export type PrivateLog = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array];
@@ -56,9 +59,15 @@ const NO_ROOTS: GroupRoots = new Map();
 export class PrivateStates {
   private readonly store = new TrieNodeStore();
   private readonly rootsAtBlock = new Map<Hex, GroupRoots>();
+  /** Each processed block's private receipts, so a block that becomes canonical again gets them back. */
+  private readonly receiptsAtBlock = new Map<Hex, PrivateReceipt[]>();
+  /** The receipt of each marker in the canonical chain as last processed. */
   private readonly receipts = new Map<Hex, PrivateReceipt>();
+  /** Block processing and reads (priv_call, priv_getCode) each have a VM of their own, so a slow read never holds up blocks. */
   private readonly mutex = new Mutex();
+  private readonly readMutex = new Mutex();
   private vmPromise?: Promise<{ vm: VM; sm: MerkleStateManager }>;
+  private readVmPromise?: Promise<{ vm: VM; sm: MerkleStateManager }>;
 
   constructor(
     private readonly common: Common,
@@ -71,10 +80,15 @@ export class PrivateStates {
    */
   processBlock(header: BlockHeader, blockHash: Hex, parentHash: Hex, work: readonly PrivateWork[]): Promise<PrivateReceipt[]> {
     return this.mutex.run(async () => {
-      if (this.rootsAtBlock.has(blockHash)) return work.map((w) => this.receipts.get(w.commitmentHash)).filter((r): r is PrivateReceipt => r?.blockHash === blockHash);
-      const parentRoots = this.rootsAtBlock.get(parentHash) ?? NO_ROOTS;
+      const done = this.receiptsAtBlock.get(blockHash);
+      if (this.rootsAtBlock.has(blockHash) && done) {
+        for (const r of done) this.keepReceipt(r);
+        return done;
+      }
+      const parentRoots = this.rootsAtBlock.get(parentHash);
+      if (parentRoots === undefined) throw new Error(`private states of parent ${parentHash} are unknown (not processed here, or evicted)`);
       if (work.length === 0) {
-        this.keepRoots(blockHash, parentRoots);
+        this.keepRoots(blockHash, parentRoots, []);
         return [];
       }
       const roots = new Map(parentRoots);
@@ -87,7 +101,7 @@ export class PrivateStates {
         this.keepReceipt(full);
         out.push(full);
       }
-      this.keepRoots(blockHash, roots);
+      this.keepRoots(blockHash, roots, out);
       return out;
     });
   }
@@ -105,12 +119,17 @@ export class PrivateStates {
 
   /** Genesis (or any block without private history) starts every group empty. */
   markBase(blockHash: Hex): void {
-    if (!this.rootsAtBlock.has(blockHash)) this.keepRoots(blockHash, NO_ROOTS);
+    if (!this.rootsAtBlock.has(blockHash)) this.keepRoots(blockHash, NO_ROOTS, []);
+  }
+
+  /** Whether a block's private states are known here. */
+  has(blockHash: Hex): boolean {
+    return this.rootsAtBlock.has(blockHash);
   }
 
   account(root: Uint8Array, address: Hex): Promise<{ nonce: bigint; code: Uint8Array }> {
-    return this.mutex.run(async () => {
-      const { sm } = await this.vm();
+    return this.readMutex.run(async () => {
+      const { sm } = await this.readVm();
       await sm.setStateRoot(root, true);
       const a = createAddressFromString(address);
       const account = await sm.getAccount(a);
@@ -120,12 +139,13 @@ export class PrivateStates {
 
   /** priv_call: runs a call on a group state and discards its changes. */
   call(header: BlockHeader, root: Uint8Array, from: Hex, to: Hex, data: Uint8Array, gasLimit: bigint): Promise<{ output: Uint8Array; error?: string }> {
-    return this.mutex.run(async () => {
-      const { vm, sm } = await this.vm();
+    return this.readMutex.run(async () => {
+      const { vm, sm } = await this.readVm();
       await sm.setStateRoot(root, true);
       vm.common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
       await vm.evm.journal.checkpoint();
       try {
+        warm(vm, from, to);
         const res = await vm.evm.runCall({ block: this.context(header), caller: createAddressFromString(from), origin: createAddressFromString(from), to: createAddressFromString(to), data, value: 0n, gasPrice: 0n, gasLimit });
         return { output: res.execResult.returnValue, error: res.execResult.exceptionError?.error };
       } finally {
@@ -142,20 +162,28 @@ export class PrivateStates {
     const sender = createAddressFromString(tx.sender);
     const account = (await sm.getAccount(sender)) ?? new Account();
     vm.common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
-    const intrinsic = intrinsicGasOf(vm.common, tx);
+    const intrinsic = intrinsicGas(vm.common, tx.data, tx.to === undefined);
     const invalid = tx.value !== 0n || tx.nonce !== account.nonce || tx.gasLimit < intrinsic;
     if (invalid) return { receipt: { status: 0, output: new Uint8Array(0), logs: [] }, stateRoot: root };
     await vm.evm.journal.checkpoint();
-    const res = await vm.evm.runCall({
-      block: this.context(header),
-      caller: sender,
-      origin: sender,
-      to: tx.to ? createAddressFromString(tx.to) : undefined,
-      data: tx.data,
-      value: 0n,
-      gasPrice: 0n,
-      gasLimit: tx.gasLimit - intrinsic,
-    });
+    let res;
+    try {
+      warm(vm, tx.sender, tx.to);
+      res = await vm.evm.runCall({
+        block: this.context(header),
+        caller: sender,
+        origin: sender,
+        to: tx.to ? createAddressFromString(tx.to) : undefined,
+        data: tx.data,
+        value: 0n,
+        gasPrice: 0n,
+        gasLimit: tx.gasLimit - intrinsic,
+      });
+    } catch (e) {
+      await vm.evm.journal.revert();
+      vm.evm.journal.cleanJournal();
+      throw e;
+    }
     await vm.evm.journal.commit();
     await vm.evm.journal.cleanup();
     const stateRoot = await sm.getStateRoot();
@@ -184,7 +212,17 @@ export class PrivateStates {
   }
 
   private vm(): Promise<{ vm: VM; sm: MerkleStateManager }> {
-    this.vmPromise ??= (async () => {
+    this.vmPromise ??= this.makeVm();
+    return this.vmPromise;
+  }
+
+  private readVm(): Promise<{ vm: VM; sm: MerkleStateManager }> {
+    this.readVmPromise ??= this.makeVm();
+    return this.readVmPromise;
+  }
+
+  private makeVm(): Promise<{ vm: VM; sm: MerkleStateManager }> {
+    return (async () => {
       const common = this.common.copy();
       (common as unknown as { customCrypto: unknown }).customCrypto = { ...this.common.customCrypto, ...customCrypto };
       const trie = new MerklePatriciaTrie({ db: this.store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
@@ -192,12 +230,16 @@ export class PrivateStates {
       const vm = await createVM({ common, stateManager: sm });
       return { vm, sm };
     })();
-    return this.vmPromise;
   }
 
-  private keepRoots(blockHash: Hex, roots: GroupRoots): void {
-    if (this.rootsAtBlock.size >= this.limits.maxBlocks) this.rootsAtBlock.delete(this.rootsAtBlock.keys().next().value as Hex);
+  private keepRoots(blockHash: Hex, roots: GroupRoots, receipts: PrivateReceipt[]): void {
+    if (this.rootsAtBlock.size >= this.limits.maxBlocks) {
+      const oldest = this.rootsAtBlock.keys().next().value as Hex;
+      this.rootsAtBlock.delete(oldest);
+      this.receiptsAtBlock.delete(oldest);
+    }
     this.rootsAtBlock.set(blockHash, roots);
+    this.receiptsAtBlock.set(blockHash, receipts);
   }
 
   private keepReceipt(r: PrivateReceipt): void {
@@ -207,14 +249,10 @@ export class PrivateStates {
   }
 }
 
-/** A transaction's intrinsic gas (Besu charges it to private transactions too). */
-function intrinsicGasOf(common: Common, tx: PrivateTransaction): bigint {
-  let gas = 21_000n;
-  const istanbul = common.gteHardfork('istanbul');
-  for (const byte of tx.data) gas += byte === 0 ? 4n : istanbul ? 16n : 68n;
-  if (tx.to === undefined) {
-    gas += 32_000n;
-    if (common.isActivatedEIP(3860)) gas += 2n * BigInt(Math.ceil(tx.data.length / 32));
-  }
-  return gas;
+/** EIP-2929: the sender, the callee and the precompiles start warm, as in a transaction. */
+function warm(vm: VM, from: Hex, to: Hex | undefined): void {
+  if (!vm.common.isActivatedEIP(2929)) return;
+  for (const [address] of vm.evm.precompiles) vm.evm.journal.addAlwaysWarmAddress(address);
+  vm.evm.journal.addAlwaysWarmAddress(from.slice(2));
+  if (to) vm.evm.journal.addAlwaysWarmAddress(to.slice(2));
 }

@@ -1,17 +1,22 @@
 /**
  * Carries a private transaction manager's messages over the node's transport: each node announces
  * its privacy key to every peer it connects to, and a message for a key goes to the peer that
- * announced it. A message for a key with no connected peer waits (at most `maxPendingPerKey`
- * per key, `maxPendingKeys` keys) until that peer connects. Only the peer that announced a key
- * speaks for it: the manager is told which key a message came from.
+ * announced it. The first peer (by its transport identity: the RLPx node id, the simulated node's
+ * name) to announce a key owns it for the node's lifetime: another peer announcing the same key
+ * is ignored, and a peer announces one key only. Only the owner speaks for a key: the manager is
+ * told which key a message came from. A key whose owner is not connected is unreachable (the
+ * manager refuses to send to it); messages already sent to it wait for its owner to reconnect (at
+ * most `maxPendingPerKey` per key and `maxPendingKeys` keys).
  */
 import type { PeerId, Transport } from '../runtime/ports.ts';
 import type { PrivateTransactionManager, PtmMessage, PtmNetwork } from './private-tx-manager.ts';
 import { decodePtmMessage, encodePtmMessage, type PtmWireMessage } from './ptm-wire.ts';
 
 export class PtmPeers implements PtmNetwork {
+  /** Who owns each key (first announcer), and which owners are connected now. */
   private readonly keyOfPeer = new Map<PeerId, string>();
   private readonly peerOfKey = new Map<string, PeerId>();
+  private readonly connected = new Set<PeerId>();
   private readonly pending = new Map<string, PtmMessage[]>();
   private manager?: PrivateTransactionManager;
 
@@ -25,9 +30,14 @@ export class PtmPeers implements PtmNetwork {
     this.manager = manager;
   }
 
+  reachable(key: string): boolean {
+    const peer = this.peerOfKey.get(key);
+    return peer !== undefined && this.connected.has(peer);
+  }
+
   send(toKey: string, message: PtmMessage): void {
     const peer = this.peerOfKey.get(toKey);
-    if (peer !== undefined) {
+    if (peer !== undefined && this.connected.has(peer)) {
       this.transmit(peer, message);
       return;
     }
@@ -41,14 +51,14 @@ export class PtmPeers implements PtmNetwork {
   }
 
   onPeerConnected(peer: PeerId): void {
+    this.connected.add(peer);
     this.transmit(peer, { kind: 'announce', publicKey: this.ownKey });
+    const key = this.keyOfPeer.get(peer);
+    if (key !== undefined) this.flush(key, peer);
   }
 
   onPeerDisconnected(peer: PeerId): void {
-    const key = this.keyOfPeer.get(peer);
-    if (key === undefined) return;
-    this.keyOfPeer.delete(peer);
-    if (this.peerOfKey.get(key) === peer) this.peerOfKey.delete(key);
+    this.connected.delete(peer);
   }
 
   onMessage(peer: PeerId, code: number, data: Uint8Array): void {
@@ -56,17 +66,23 @@ export class PtmPeers implements PtmNetwork {
     if (!message) return;
     if (message.kind === 'announce') {
       if (message.publicKey === this.ownKey) return;
-      const old = this.keyOfPeer.get(peer);
-      if (old !== undefined && this.peerOfKey.get(old) === peer) this.peerOfKey.delete(old);
+      const ownedByPeer = this.keyOfPeer.get(peer);
+      const owner = this.peerOfKey.get(message.publicKey);
+      if ((ownedByPeer !== undefined && ownedByPeer !== message.publicKey) || (owner !== undefined && owner !== peer)) return;
       this.keyOfPeer.set(peer, message.publicKey);
       this.peerOfKey.set(message.publicKey, peer);
-      const queued = this.pending.get(message.publicKey);
-      this.pending.delete(message.publicKey);
-      for (const m of queued ?? []) this.transmit(peer, m);
+      this.connected.add(peer);
+      this.flush(message.publicKey, peer);
       return;
     }
     const from = this.keyOfPeer.get(peer);
     if (from !== undefined) this.manager?.onMessage(from, message);
+  }
+
+  private flush(key: string, peer: PeerId): void {
+    const queued = this.pending.get(key);
+    this.pending.delete(key);
+    for (const m of queued ?? []) this.transmit(peer, m);
   }
 
   /** The privacy key a peer announced. */

@@ -5,7 +5,8 @@
  *   0x01 Payload  [key, payload, sender, group]
  *   0x02 Group    [group]
  *   0x03 Delete   [privacyGroupId]
- * group = [id, type, name, description, [member, ...]]; keys and ids are their 32 bytes.
+ * group = [id, type, name, description, [member, ...], seed]; keys, ids and the seed (empty for
+ * LEGACY groups) are their 32 bytes.
  * Decoding refuses anything out of shape or over the bounds (a hostile peer's message is dropped).
  */
 import { RLP } from '@ethereumjs/rlp';
@@ -23,7 +24,7 @@ const utf8 = new TextEncoder();
 const key32 = (k: string): Uint8Array => fromBase64(k) ?? new Uint8Array(0);
 
 function encodeGroup(g: PrivacyGroup): unknown[] {
-  return [key32(g.privacyGroupId), utf8.encode(g.type), utf8.encode(g.name), utf8.encode(g.description), g.members.map(key32)];
+  return [key32(g.privacyGroupId), utf8.encode(g.type), utf8.encode(g.name), utf8.encode(g.description), g.members.map(key32), g.seed === undefined ? new Uint8Array(0) : key32(g.seed)];
 }
 
 export function encodePtmMessage(m: PtmWireMessage): { code: number; data: Uint8Array } {
@@ -57,12 +58,17 @@ const list = (x: unknown, max: number): unknown[] => {
 };
 
 function decodeGroup(x: unknown): PrivacyGroup {
-  const [id, type, name, description, members] = list(x, 5);
+  const items = list(x, 6);
+  if (items.length !== 6) throw new Shape();
+  const [id, type, name, description, members, seed] = items;
   const t = text(type);
   if (t !== 'LEGACY' && t !== 'PANTHEON') throw new Shape();
   const m = list(members, MAX_MEMBERS).map(key);
   if (m.length === 0) throw new Shape();
-  return { privacyGroupId: key(id), type: t, name: text(name), description: text(description), members: m };
+  const group: PrivacyGroup = { privacyGroupId: key(id), type: t, name: text(name), description: text(description), members: m };
+  if (t === 'PANTHEON') group.seed = key(seed);
+  else if (bytes(seed).length !== 0) throw new Shape();
+  return group;
 }
 
 /** The message, or undefined when it is not one (wrong code, shape or size). */

@@ -11,11 +11,15 @@
  * - Private logs carry the marker's hash as transactionHash and the marker's block and index.
  * - priv_subscribe([groupId, "logs", filter]) / priv_unsubscribe([groupId, id]) on WebSocket and IPC:
  *   priv_subscription notifications with the group id; logs of blocks a reorganization removed
- *   come again with removed: true. Filters and subscriptions are bounded (PRIVATE_LIMITS).
+ *   come again with removed: true. Filters and subscriptions are bounded (PRIVATE_LIMITS); an
+ *   idle filter expires after 10 minutes; priv_getLogs has eth_getLogs' range limit; priv_call's
+ *   gas is capped as eth_call's.
  */
 import { bytesToHex, hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { decodePrivateTransaction, fromBase64, PrivateTransactionError, toBase64, type PrivateTransaction } from '../../privacy/private-transaction.ts';
 import { PtmError, type PrivacyGroup } from '../../privacy/private-tx-manager.ts';
+import { MAX_PTM_PAYLOAD_BYTES } from '../../privacy/ptm-wire.ts';
+import { FILTER_EXPIRY_MS } from './support/filters.ts';
 import { PRIVACY_PRECOMPILE_ADDRESS, type NodePrivacy, type PrivateReorg } from '../../privacy/node-privacy.ts';
 import type { PrivateReceipt } from '../../privacy/private-state.ts';
 import { RpcError, rpcError } from '../errors.ts';
@@ -108,6 +112,8 @@ interface PrivateFilter {
   privacyGroupId: string;
   filter: FilterObject;
   pending: PrivateLogResult[];
+  /** Dropped when not polled for FILTER_EXPIRY_MS, as Besu drops idle filters. */
+  expiresAt: number;
 }
 
 interface PrivateSubscription {
@@ -133,6 +139,27 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
   });
   let nextSubscription = 1;
   let listening = false;
+
+  const now = () => api.node.runtime.clock.nowMs();
+  const expireFilters = () => {
+    for (const [id, f] of filters) if (now() > f.expiresAt) filters.delete(id);
+  };
+  const filterOf = (groupId: unknown, id: unknown): PrivateFilter => {
+    expireFilters();
+    const f = typeof id === 'string' ? filters.get(id) : undefined;
+    if (!f || f.privacyGroupId !== groupId) throw rpcError('FILTER_NOT_FOUND');
+    f.expiresAt = now() + FILTER_EXPIRY_MS;
+    return f;
+  };
+  /** The manager's refusals as Besu's enclave errors (-50200 and the error's name). */
+  const send = (p: NodePrivacy, tx: PrivateTransaction, group: PrivacyGroup): string => {
+    try {
+      return p.ptm.send(tx.encoded, group);
+    } catch (e) {
+      if (e instanceof PtmError) throw new RpcError(-50200, e.enclaveError);
+      throw e;
+    }
+  };
 
   const privacy = (): NodePrivacy => {
     const p = api.node.privacy;
@@ -192,6 +219,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
     if (tx.value !== 0n) throw privacyError('VALUE_NOT_ZERO');
     if (tx.chainId !== undefined && tx.chainId !== api.node.config.genesis.chainId) throw rpcError('WRONG_CHAIN_ID');
     if (tx.privateFor !== undefined && tx.privateFor.some((k) => k.length !== 32)) throw rpcError('INVALID_PARAMS', 'Invalid private for params');
+    if (tx.encoded.length > MAX_PTM_PAYLOAD_BYTES) throw rpcError('INVALID_PARAMS', `Invalid transaction params (a private transaction is at most ${MAX_PTM_PAYLOAD_BYTES} bytes)`);
     const group = p.groupOf(tx);
     if (!group) throw privacyError('OFFCHAIN_PRIVACY_GROUP_DOES_NOT_EXIST');
     return group;
@@ -267,7 +295,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         const tx = decodeRaw(params[0]);
         const group = prepare(p, tx);
         if (tx.nonce < (await privateNonce(p, group, tx.sender))) throw rpcError('NONCE_TOO_LOW');
-        const key = p.ptm.send(tx.encoded, group);
+        const key = send(p, tx, group);
         const marker = p.markerTransaction(tx, key, (a) => api.node.pool.pendingNonce(a), api.head().block.header);
         return api.sendRawTransaction(marker.serialize());
       },
@@ -278,7 +306,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         const p = privacy();
         const tx = decodeRaw(params[0]);
         const group = prepare(p, tx);
-        return bytesToHex(fromBase64(p.ptm.send(tx.encoded, group))!);
+        return bytesToHex(fromBase64(send(p, tx, group))!);
       },
     },
     {
@@ -356,7 +384,8 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         if (!call.to) throw rpcError('INVALID_CALL_PARAMS');
         const at = groupRootAt(p, g, params[2]);
         if (!at) throw rpcError('INVALID_BLOCK_PARAMS');
-        const res = await p.states.call(at.entry.block.header, at.root, call.from ?? '0x0000000000000000000000000000000000000000', call.to, call.input ?? new Uint8Array(0), call.gas ?? at.entry.block.header.gasLimit);
+        const gas = call.gas ?? at.entry.block.header.gasLimit;
+        const res = await p.states.call(at.entry.block.header, at.root, call.from ?? '0x0000000000000000000000000000000000000000', call.to, call.input ?? new Uint8Array(0), gas > api.gasCap ? api.gasCap : gas);
         if (res.error === 'revert') throw new RpcError(-32000, 'Execution reverted', dataHex(res.output));
         if (res.error !== undefined) throw new RpcError(-32000, `Private transaction failed (${res.error})`);
         return dataHex(res.output);
@@ -377,12 +406,13 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         const p = privacy();
         const g = knownGroup(p, params[0]);
         const f = parseFilterObject(params[1]);
+        expireFilters();
         if (filters.size >= PRIVATE_LIMITS.filters) throw new RpcError(-32000, 'Filter limit reached');
         let id = '';
         do {
           id = quantity(BigInt(Math.floor(api.node.runtime.random.next() * 2 ** 48)) * 65_536n + BigInt(api.node.runtime.random.int(65_536)));
         } while (filters.has(id));
-        filters.set(id, { id, privacyGroupId: g.privacyGroupId, filter: f, pending: [] });
+        filters.set(id, { id, privacyGroupId: g.privacyGroupId, filter: f, pending: [], expiresAt: now() + FILTER_EXPIRY_MS });
         return id;
       },
     },
@@ -391,8 +421,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
       handler: (params) => {
         const p = privacy();
         knownGroup(p, params[0]);
-        const f = typeof params[1] === 'string' ? filters.get(params[1]) : undefined;
-        if (!f || f.privacyGroupId !== params[0]) throw rpcError('FILTER_NOT_FOUND');
+        const f = filterOf(params[0], params[1]);
         const out = f.pending;
         f.pending = [];
         return out;
@@ -403,9 +432,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
       handler: (params) => {
         const p = privacy();
         const g = knownGroup(p, params[0]);
-        const f = typeof params[1] === 'string' ? filters.get(params[1]) : undefined;
-        if (!f || f.privacyGroupId !== g.privacyGroupId) throw rpcError('FILTER_NOT_FOUND');
-        return logsInRange(p, g, f.filter);
+        return logsInRange(p, g, filterOf(g.privacyGroupId, params[1]).filter);
       },
     },
     {
@@ -451,10 +478,13 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
     },
   ];
 
+  /** As eth_getLogs: a range past the head or wider than --rpc-max-logs-range is refused. */
   function logsInRange(p: NodePrivacy, g: PrivacyGroup, f: FilterObject): PrivateLogResult[] {
     const entries = f.blockHash !== undefined ? [api.byHash(f.blockHash)].filter((e) => e !== undefined) : (() => {
-      const from = api.entryOf(f.fromBlock)?.number ?? 0;
-      const to = api.entryOf(f.toBlock)?.number ?? api.headNumber();
+      const from = api.entryOf(f.fromBlock)?.number;
+      const to = api.entryOf(f.toBlock)?.number;
+      if (from === undefined || to === undefined || from > to) throw rpcError('INVALID_PARAMS');
+      if (api.maxLogsRange > 0 && to - from > api.maxLogsRange) throw rpcError('EXCEEDS_RPC_MAX_BLOCK_RANGE');
       const out = [];
       for (let n = from; n <= to; n++) {
         const e = api.byNumber(n);

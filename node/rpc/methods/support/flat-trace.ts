@@ -31,6 +31,7 @@
  *   transaction that ran CREATE2 anywhere, else "create".
  */
 import { bytesToHex, type Hex } from '../../../crypto/bytes.ts';
+import { quantity } from '../../params.ts';
 import { haltDescription, type CallFrame, type FrameDetail, type TxTraceDetail } from './simulator.ts';
 
 /** Where a traced transaction is (trace_block, trace_transaction, trace_filter, trace_get). */
@@ -63,7 +64,6 @@ export interface FlatTrace {
 const CODE_DEPOSIT_GAS_PER_BYTE = 200n;
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as Hex;
 
-const hex = (v: bigint): string => `0x${v.toString(16)}`;
 
 /** Besu's ExceptionalHaltReason description of an EVM error, or "Reverted". */
 function errorText(evmError: string): string {
@@ -104,14 +104,14 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
 
   const top: FlatTrace = isCreate
     ? {
-        action: { ...(creationMethod ? { creationMethod } : {}), from: root.from, gas: hex(tx.executionGas), init: bytesToHex(root.input), value: hex(root.value ?? 0n) },
+        action: { ...(creationMethod ? { creationMethod } : {}), from: root.from, gas: quantity(tx.executionGas), init: bytesToHex(root.input), value: quantity(root.value ?? 0n) },
         subtraces: 0,
         traceAddress: [],
         type: 'create',
         executing: txContract!,
       }
     : {
-        action: { callType: 'call', from: root.from, gas: hex(tx.executionGas), input: bytesToHex(root.input), to: root.to!, value: hex(root.value ?? 0n) },
+        action: { callType: 'call', from: root.from, gas: quantity(tx.executionGas), input: bytesToHex(root.input), to: root.to!, value: quantity(root.value ?? 0n) },
         subtraces: 0,
         traceAddress: [],
         type: 'call',
@@ -121,7 +121,7 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
     top.error = errorText(d.evmError);
     if (d.evmError === 'revert') top.revertReason = bytesToHex(d.returnData);
   } else {
-    const gasUsed = hex(topGasUsed(d, tx));
+    const gasUsed = quantity(topGasUsed(d, tx));
     const output = d.precompile || selfDestructed(d) ? '0x' : bytesToHex(d.returnData);
     top.result = isCreate ? { address: txContract!, code: bytesToHex(d.returnData), gasUsed } : { gasUsed, output };
   }
@@ -143,7 +143,7 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
     const sd = frame.detail!.selfDestruct;
     if (selfDestructed(frame.detail!) && sd) {
       out.push({
-        action: { address: trace.executing, balance: hex(sd.balance), refundAddress: sd.beneficiary },
+        action: { address: trace.executing, balance: quantity(sd.balance), refundAddress: sd.beneficiary },
         result: null,
         subtraces: 0,
         traceAddress: [...trace.traceAddress, trace.subtraces],
@@ -162,10 +162,10 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
       action: {
         callType,
         from: parent.executing,
-        gas: hex(child.gas),
+        gas: quantity(child.gas),
         input: bytesToHex(child.input),
         to,
-        value: hex(endedWithoutRereadingValue ? parentValue : cd.apparentValue),
+        value: quantity(endedWithoutRereadingValue ? parentValue : cd.apparentValue),
       },
       subtraces: 0,
       traceAddress: [],
@@ -174,8 +174,8 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
     };
     if (cd.evmError !== undefined) trace.error = errorText(cd.evmError);
     else if (tx!.firstReturnOrRevert.get(depth) === 'REVERT') trace.error = 'Reverted';
-    else if (selfDestructed(cd)) trace.result = { gasUsed: hex(child.gas - cd.gasLeftAtEnd), output: '0x' };
-    else trace.result = { gasUsed: hex(child.gas - gasLeftBeforeEnd(cd)), output: bytesToHex(cd.returnData) };
+    else if (selfDestructed(cd)) trace.result = { gasUsed: quantity(child.gas - cd.gasLeftAtEnd), output: '0x' };
+    else trace.result = { gasUsed: quantity(child.gas - gasLeftBeforeEnd(cd)), output: bytesToHex(cd.returnData) };
     return trace;
   }
 
@@ -185,9 +185,9 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
       action: {
         ...(creationMethod ? { creationMethod } : {}),
         from: txContract ?? parent.executing,
-        gas: hex(child.gas),
+        gas: quantity(child.gas),
         init: bytesToHex(child.input),
-        value: hex(cd.apparentValue),
+        value: quantity(cd.apparentValue),
       },
       subtraces: 0,
       traceAddress: [],
@@ -195,10 +195,10 @@ export function flatTraces(root: CallFrame, opts: FlatTraceOptions): FlatTrace[]
       executing: address,
     };
     if (cd.evmError !== undefined) trace.error = errorText(cd.evmError);
-    else if (selfDestructed(cd)) trace.result = { address, gasUsed: hex(child.gas - cd.gasLeftAtEnd), output: '0x' };
+    else if (selfDestructed(cd)) trace.result = { address, gasUsed: quantity(child.gas - cd.gasLeftAtEnd), output: '0x' };
     else {
       const deposit = CODE_DEPOSIT_GAS_PER_BYTE * BigInt(cd.returnData.length);
-      trace.result = { address, code: bytesToHex(cd.returnData), gasUsed: hex(child.gas - gasLeftBeforeEnd(cd) + deposit) };
+      trace.result = { address, code: bytesToHex(cd.returnData), gasUsed: quantity(child.gas - gasLeftBeforeEnd(cd) + deposit) };
     }
     return trace;
   }
@@ -234,7 +234,7 @@ export interface Reward {
 /** Besu's RewardTrace JSON: result, transactionHash and transactionPosition are written as null. */
 export function rewardTraceJson(r: Reward, blockHash: Hex, blockNumber: number): Record<string, unknown> {
   return {
-    action: { author: r.author, rewardType: r.rewardType, value: hex(r.valueWei) },
+    action: { author: r.author, rewardType: r.rewardType, value: quantity(r.valueWei) },
     blockHash,
     blockNumber,
     result: null,

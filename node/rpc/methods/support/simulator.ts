@@ -30,6 +30,7 @@ import { bytesToHex, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
+import { intrinsicGas } from '../../../execution/intrinsic-gas.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
 import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
 import { StateChangeRecorder, type AccountChange } from './state-diff.ts';
@@ -859,15 +860,7 @@ export function calldataFloorGas(common: Common, data: Uint8Array): bigint {
 }
 
 /** Intrinsic gas of a transaction-like call (Besu GasCalculator.transactionIntrinsicGasCost). */
-export function intrinsicGas(common: Common, data: Uint8Array, isCreate: boolean, accessList: AccessListEntry[]): bigint {
-  let gas = 21_000n;
-  const istanbul = common.gteHardfork('istanbul');
-  for (const byte of data) gas += byte === 0 ? 4n : istanbul ? 16n : 68n;
-  if (isCreate && common.gteHardfork('homestead')) gas += 32_000n;
-  if (isCreate && common.isActivatedEIP(3860)) gas += 2n * BigInt(Math.ceil(data.length / 32));
-  for (const e of accessList) gas += 2_400n + 1_900n * BigInt(e.storageKeys.length);
-  return gas;
-}
+export { intrinsicGas };
 
 const EMPTY = new Uint8Array(0);
 

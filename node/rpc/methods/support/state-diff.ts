@@ -18,6 +18,7 @@
  */
 import type { Account, Address } from '@ethereumjs/util';
 import { bytesToHex, type Hex } from '../../../crypto/bytes.ts';
+import { quantity } from '../../params.ts';
 
 /** An account's fields as the diff reports them. */
 export interface AccountState {
@@ -139,7 +140,6 @@ export interface AccountDiffJson {
   storage: Record<string, DiffNode>;
 }
 
-const quantityHex = (v: bigint): string => `0x${v.toString(16)}`;
 const wordHex = (v: bigint): string => `0x${v.toString(16).padStart(64, '0')}`;
 
 function node(from: string | undefined, to: string | undefined): DiffNode {
@@ -149,7 +149,7 @@ function node(from: string | undefined, to: string | undefined): DiffNode {
 }
 
 function fields(s: AccountState | undefined): { balance?: string; code?: string; nonce?: string } {
-  return s ? { balance: quantityHex(s.balance), code: bytesToHex(s.code), nonce: quantityHex(s.nonce) } : {};
+  return s ? { balance: quantity(s.balance), code: bytesToHex(s.code), nonce: quantity(s.nonce) } : {};
 }
 
 /** Besu's StateDiffTrace of one transaction's changes (accounts without a difference left out). */
