@@ -199,6 +199,9 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   const core = await openLiveNodeCore(opts, extras);
   const { node, log } = core;
   const rpc = createNodeRpc(node, {
+    gasCap: opts.rpcLimits.gasCap,
+    maxLogsRange: opts.rpcLimits.maxLogsRange,
+    maxTraceFilterRange: opts.rpcLimits.maxTraceFilterRange,
     ...extras.rpc,
     p2pEnabled: opts.p2p.enabled,
     ...(core.rlpx ? { p2pHost: opts.p2p.host, p2pPort: core.rlpx.port } : {}),

@@ -136,3 +136,10 @@ test('--bootnodes must be on an enabled nodes allowlist (same IP and port), as B
   writeFileSync(file, 'accounts-allowlist=[]\n');
   t.truthy(parseNodeOptions(['--permissions-accounts-config-file-enabled', '--permissions-accounts-config-file', file, `--bootnodes=${other}`]).permissions);
 });
+
+test('--rpc-gas-cap, --rpc-max-logs-range and --rpc-max-trace-filter-range: Besu defaults, values and refusals', (t) => {
+  t.deepEqual(parseNodeOptions([]).rpcLimits, { gasCap: 100_000_000n, maxLogsRange: 5000, maxTraceFilterRange: 1000 });
+  t.deepEqual(parseNodeOptions(['--rpc-gas-cap', '5000000', '--rpc-max-logs-range', '0', '--rpc-max-trace-filter-range', '10']).rpcLimits, { gasCap: 5_000_000n, maxLogsRange: 0, maxTraceFilterRange: 10 });
+  t.throws(() => parseNodeOptions(['--rpc-gas-cap', '-1']), { message: /--rpc-gas-cap/ });
+  t.throws(() => parseNodeOptions(['--rpc-max-trace-filter-range=-3']), { message: /Invalid value for option '--rpc-max-trace-filter-range'/ });
+});

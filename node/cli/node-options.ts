@@ -37,6 +37,10 @@ export const NODE_OPTIONS = {
   'rpc-http-max-batch-size': { kind: 'int', default: 1024 },
   'rpc-http-max-request-content-length': { kind: 'int', default: 128 * 1024 * 1024 },
   'rpc-http-max-active-connections': { kind: 'int', default: 80 },
+  // Besu's JSON-RPC limits shared by every transport.
+  'rpc-gas-cap': { kind: 'string', default: '100000000' },
+  'rpc-max-logs-range': { kind: 'int', default: 5000 },
+  'rpc-max-trace-filter-range': { kind: 'int', default: 1000 },
   'rpc-http-authentication-enabled': { kind: 'boolean', default: false },
   'rpc-http-authentication-credentials-file': { kind: 'string' },
   'rpc-http-authentication-jwt-public-key-file': { kind: 'string' },
@@ -118,6 +122,8 @@ export interface NodeOptions {
   permissions?: PermissionsOptions;
   /** Privacy with the embedded private transaction manager (--privacy-enabled). */
   privacy?: { publicKey: string; markerSigningKey?: Uint8Array };
+  /** --rpc-gas-cap, --rpc-max-logs-range, --rpc-max-trace-filter-range (0: no limit for the ranges). */
+  rpcLimits: { gasCap: bigint; maxLogsRange: number; maxTraceFilterRange: number };
   /** The --profile given (upper case), if any. */
   profile?: ProfileName;
 }
@@ -251,6 +257,8 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   const permissions = permissionsOptions(get, dataPath);
   if (permissions) checkNodesAllowlisted(bootnodes, permissions.loaded);
   const privacy = privacyOptions(get);
+  const gasCap = get<string>('rpc-gas-cap');
+  if (!/^\d{1,19}$/.test(gasCap) || BigInt(gasCap) > 2n ** 63n - 1n) throw new UsageError(`Invalid value for option '--rpc-gas-cap': '${gasCap}'`);
   return {
     genesisFile: get('genesis-file'),
     dataPath,
@@ -295,6 +303,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
     },
     ...(permissions ? { permissions } : {}),
     ...(privacy ? { privacy } : {}),
+    rpcLimits: { gasCap: BigInt(gasCap), maxLogsRange: get('rpc-max-logs-range'), maxTraceFilterRange: get('rpc-max-trace-filter-range') },
     profile,
   };
 }

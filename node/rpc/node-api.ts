@@ -51,6 +51,8 @@ export interface NodeApiOptions {
   gasCap?: bigint;
   /** Besu --rpc-max-logs-range (default 5000). */
   maxLogsRange?: number;
+  /** Besu --rpc-max-trace-filter-range (default 1000). */
+  maxTraceFilterRange?: number;
   /** Besu --api-gas-price-blocks (100), --api-gas-price-percentile (50), --api-gas-price-max (500 gwei). */
   gasPriceBlocks?: number;
   gasPricePercentile?: number;
@@ -87,6 +89,7 @@ export class NodeApi {
   readonly chainId: bigint;
   readonly gasCap: bigint;
   readonly maxLogsRange: number;
+  readonly maxTraceFilterRange: number;
   readonly gasPriceBlocks: number;
   readonly gasPricePercentile: number;
   readonly gasPriceMax: bigint;
@@ -111,6 +114,7 @@ export class NodeApi {
     this.networkId = opts.networkId ?? this.chainId;
     this.gasCap = opts.gasCap ?? 100_000_000n;
     this.maxLogsRange = opts.maxLogsRange ?? 5000;
+    this.maxTraceFilterRange = opts.maxTraceFilterRange ?? 1000;
     this.gasPriceBlocks = opts.gasPriceBlocks ?? 100;
     this.gasPricePercentile = opts.gasPricePercentile ?? 50;
     this.gasPriceMax = opts.gasPriceMax ?? 500_000_000_000n;

@@ -7,6 +7,7 @@
  * against the receipts the engine wrote.
  */
 import test from 'ava';
+import { NodeApi } from '../node-api.ts';
 import { bigIntToUnpaddedBytes, generateAddress } from '@ethereumjs/util';
 import { bytesToHex, hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { BESU_TEST_ACCOUNTS } from '../../../sim/keys.ts';
@@ -286,6 +287,9 @@ test.serial('trace_filter: by from/to address, after and count; the range is bou
   t.is(DEFAULT_MAX_TRACE_FILTER_RANGE, 1000);
   const narrow = traceMethods(c.api, { maxTraceFilterRange: 2 });
   t.deepEqual(await call(narrow, 'trace_filter', [{ fromBlock: '0x1', toBlock: '0x4' }]), { error: { code: -32005, message: 'Requested range exceeds maximum RPC range limit' } });
+  // --rpc-max-trace-filter-range reaches the methods through the node's API options.
+  const fromOption = traceMethods(new NodeApi(c.node, { maxTraceFilterRange: 2 }));
+  t.deepEqual(await call(fromOption, 'trace_filter', [{ fromBlock: '0x1', toBlock: '0x4' }]), { error: { code: -32005, message: 'Requested range exceeds maximum RPC range limit' } });
   t.true(Array.isArray(await ok(narrow, 'trace_filter', [{ fromBlock: '0x1', toBlock: '0x3' }])));
 });
 

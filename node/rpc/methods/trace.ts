@@ -98,7 +98,7 @@ class Page {
 }
 
 export function traceMethods(api: NodeApi, opts: TraceMethodsOptions = {}): RpcMethodSpec[] {
-  const maxRange = BigInt(opts.maxTraceFilterRange ?? DEFAULT_MAX_TRACE_FILTER_RANGE);
+  const maxRange = BigInt(opts.maxTraceFilterRange ?? api.maxTraceFilterRange ?? DEFAULT_MAX_TRACE_FILTER_RANGE);
 
   /** Replays `entries` from the first one's parent state; false when that state is gone. */
   async function replay(
