@@ -38,7 +38,6 @@ import {
   KECCAK256_RLP,
   SHA256_NULL,
   ValueEncoding,
-  bigIntToUnpaddedBytes,
   createAddressFromString,
   createZeroAddress,
   type Withdrawal,
@@ -52,7 +51,7 @@ import { txChainId, useFastCrypto } from './tx-utils.ts';
 import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
 import { executionKey, type ExecutionMemo } from './execution-memo.ts';
 import { ExecutionError } from './execution-error.ts';
-import { MAINNET_DEPOSIT_CONTRACT, collectRequests, makesSystemWrites, requestsHash, storeParentHash } from './system-calls.ts';
+import { BEACON_ROOTS_ADDRESS, MAINNET_DEPOSIT_CONTRACT, collectRequests, makesSystemWrites, preBlockSystemCalls, requestsHash } from './system-calls.ts';
 
 export type { TxReceipt } from '@ethereumjs/vm';
 export { txChainId, useFastCrypto } from './tx-utils.ts';
@@ -187,7 +186,6 @@ export interface ExecutionEngineOptions {
 const ZERO32 = new Uint8Array(32);
 const ZERO_BLOOM = new Uint8Array(256);
 const ZERO_NONCE = new Uint8Array(8);
-const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
 const DEFAULT_INITIAL_BASE_FEE = 1_000_000_000n;
 
 /** EIP-1559 base fee of the block after `parent` (Besu's LondonFeeMarket.computeBaseFee). */
@@ -609,8 +607,7 @@ export class ExecutionEngine {
       let receiptGas = 0n;
       let requestsCommitment: Uint8Array | undefined;
       try {
-        if (c.isActivatedEIP(4788)) await this.beaconRootSystemCall(ctx);
-        await storeParentHash(vm, ctx);
+        await preBlockSystemCalls(vm, ctx);
         for (let i = 0; i < txs.length; i++) {
           const tx = txs[i];
           const reject = (reason: string, message: string): void => {
@@ -792,19 +789,6 @@ export class ExecutionEngine {
       await this.position(this.reader, root);
       return (await this.reader.sm.getCode(BEACON_ROOTS_ADDRESS)).length > 0;
     });
-  }
-
-  private async beaconRootSystemCall(ctx: Block): Promise<void> {
-    const vm = this.main.vm;
-    if (vm.common.consensusType() === 'bft') return;
-    const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS);
-    if (code.length === 0) return;
-    const ts = ctx.header.timestamp;
-    const len = BigInt(vm.common.param('historicalRootsLength'));
-    const idx = ts % len;
-    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, uint256ToBytes(idx), bigIntToUnpaddedBytes(ts));
-    await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, uint256ToBytes(idx + len), ctx.header.parentBeaconBlockRoot ?? ZERO32);
-    await vm.evm.journal.cleanup();
   }
 
   private trimCaches(slot: VmSlot): void {

@@ -17,7 +17,7 @@ import { createGenesisBlock } from '../chain/genesis-state.ts';
 import { writeGenesisState } from '../chain/genesis-state.ts';
 import { ExecutionEngine, type ExecutionError } from './engine.ts';
 import { depositRequests, requestsHash } from './system-calls.ts';
-import { FUNDED_KEY, buildRequest, contractCall, testGenesisJson } from './test-fixtures.ts';
+import { FUNDED_KEY, PROPOSER, buildRequest, contractCall, testGenesisJson } from './test-fixtures.ts';
 
 const HIVE_GENESIS = JSON.parse(readFileSync(new URL('../../test/vectors/execution-apis/genesis.json', import.meta.url), 'utf8')) as { alloc: Record<string, { code?: string; balance: string }> };
 const HISTORY = '0000f90827f1c53a10cb7a02335b175320002935';
@@ -108,4 +108,17 @@ test('EIP-7685: requestsHash leaves out empty requests and hashes the rest in or
   const w = new Uint8Array([1, 5, 6]);
   const c = new Uint8Array([2, 7]);
   t.is(bytesToHex(requestsHash([new Uint8Array([0]), w, c])), bytesToHex(sha(sha(w), sha(c))));
+});
+
+test('a trace replay of a non-BFT Prague block makes the block\'s system calls first: a call reading the history contract sees the parent hash', async (t) => {
+  const { TransactionSimulator } = await import('../rpc/methods/support/simulator.ts');
+  const a = await ethashPragueChain([HISTORY, WITHDRAWALS, CONSOLIDATIONS]);
+  // EIP-2935's get: 32 bytes of block number in, that block's hash out (block 0 is the parent of block 1).
+  const read = contractCall(a.common, FUNDED_KEY, 0n, `0x${HISTORY}`, new Uint8Array(32), 100_000n);
+  const req = buildRequest(a.genesisBlock, [read]);
+  const built = await a.engine.buildBlock(req);
+  t.is((built.receipts[0] as { status?: number }).status, 1);
+  const simulator = new TransactionSimulator(a.common, a.engine.store, () => undefined);
+  const frames = await simulator.traceBlock(built.block.header, a.engine.genesisStateRoot, req.parentHash, PROPOSER, [...built.block.transactions], () => true);
+  t.is(bytesToHex(frames[0]!.output!), bytesToHex(req.parentHash), 'without the replayed system call the history slot would be empty');
 });

@@ -3,8 +3,8 @@
  * mainnet-style chain brought in with `blocks import`). BFT chains make none of them: their Common
  * runs Prague without EIP-2935/6110/7002/7251 (node/chain/common.ts), as Besu's PoA specs do.
  *
- * - EIP-2935: before the transactions, the history contract is called with the parent hash; a
- *   contract without code is skipped (the EIP's "fail silently").
+ * - EIP-4788 (Cancun) and EIP-2935: before the transactions, the beacon root is stored and the
+ *   history contract is called with the parent hash; a contract without code is skipped.
  * - EIP-7002 / EIP-7251: after the transactions and withdrawals, the withdrawal and consolidation
  *   queues are called; what they return is the request data. No code, or a failing call, makes the
  *   block invalid.
@@ -19,7 +19,7 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { Address, createAddressFromString } from '@ethereumjs/util';
 import type { TxReceipt, VM } from '@ethereumjs/vm';
-import { concatBytes, equalBytes, hexToBytes, type Hex } from '../crypto/bytes.ts';
+import { concatBytes, equalBytes, hexToBytes, intToBytes, uint256ToBytes, type Hex } from '../crypto/bytes.ts';
 import { sha256 } from '../crypto/ethereumjs-crypto.ts';
 import { ExecutionError } from './execution-error.ts';
 
@@ -69,8 +69,31 @@ export async function systemCall(vm: VM, block: Block, to: Address, data: Uint8A
   return { returnValue: res.execResult.returnValue, error: res.execResult.exceptionError?.error };
 }
 
+export const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
+
+/**
+ * Before a block's first transaction, on chains without a BFT section: EIP-4788's parent beacon
+ * root (written as Besu's ParentBeaconBlockRootHelper writes it: the timestamp and the root in the
+ * ring buffer, when the contract has code), then EIP-2935's parent hash. Block building, block
+ * execution and trace replays all go through here, so they agree.
+ */
+export async function preBlockSystemCalls(vm: VM, block: Block): Promise<void> {
+  if (vm.common.consensusType() === 'bft') return;
+  if (vm.common.isActivatedEIP(4788)) await storeBeaconRoot(vm, block.header.timestamp, block.header.parentBeaconBlockRoot ?? new Uint8Array(32));
+  await storeParentHash(vm, block);
+}
+
+async function storeBeaconRoot(vm: VM, timestamp: bigint, root: Uint8Array): Promise<void> {
+  if ((await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS)).length === 0) return;
+  const length = BigInt(vm.common.param('historicalRootsLength'));
+  const index = timestamp % length;
+  await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, uint256ToBytes(index), intToBytes(timestamp));
+  await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, uint256ToBytes(index + length), root);
+  await vm.evm.journal.cleanup();
+}
+
 /** EIP-2935, before the first transaction: the parent's hash into the history contract. */
-export async function storeParentHash(vm: VM, block: Block): Promise<void> {
+async function storeParentHash(vm: VM, block: Block): Promise<void> {
   if (!vm.common.isActivatedEIP(2935) || vm.common.consensusType() === 'bft') return;
   if ((await vm.stateManager.getCode(HISTORY_STORAGE_ADDRESS)).length === 0) return;
   await systemCall(vm, block, HISTORY_STORAGE_ADDRESS, block.header.parentHash);

@@ -31,6 +31,7 @@ import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
 import { intrinsicGas } from '../../../execution/intrinsic-gas.ts';
+import { preBlockSystemCalls } from '../../../execution/system-calls.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
 import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
 import { StateChangeRecorder, type AccountChange } from './state-diff.ts';
@@ -719,6 +720,8 @@ export class TransactionSimulator {
         };
         const ctx = this.contextBlock(common, b, block.baseFeePerGas);
         this.chainLookup.parent = { number: block.number - 1n, hash: parentHash };
+        // The block's own pre-execution writes (non-BFT chains), with its real beacon root.
+        await preBlockSystemCalls(vm, new Block(block, [], [], undefined, { common: block.common, skipConsensusFormatValidation: true }));
         const replays: Array<TxReplay | undefined> = [];
         let blockGasUsed = 0n;
         for (let i = 0; i < txs.length; i++) {
