@@ -5,7 +5,7 @@
 import test from 'ava';
 import { formatIoResults, judgeIoCase, loadIoCases, runIoCases, startHiveChainNode } from './conformance/execution-apis.ts';
 
-const FLOOR = 107;
+const FLOOR = 111;
 
 test('execution-apis rpc-compat cases pass on the imported hive chain', async (t) => {
   const live = await startHiveChainNode();
@@ -14,7 +14,7 @@ test('execution-apis rpc-compat cases pass on the imported hive chain', async (t
     t.log(formatIoResults(results));
     t.is(results.length, 137);
     t.true(results.filter((r) => r.pass).length >= FLOOR);
-    for (const name of ['eth_config/get-config', 'eth_blobBaseFee/get-current-blobfee', 'eth_getBlockByNumber/get-latest', 'eth_sendRawTransaction/send-legacy-transaction', 'debug_getRawHeader/get-block-n', 'debug_getRawBlock/get-genesis', 'debug_getRawReceipts/get-block-n', 'debug_getRawTransaction/get-tx'])
+    for (const name of ['eth_config/get-config', 'eth_blobBaseFee/get-current-blobfee', 'eth_getBlockByNumber/get-latest', 'eth_sendRawTransaction/send-legacy-transaction', 'debug_getRawHeader/get-block-n', 'debug_getRawBlock/get-genesis', 'debug_getRawReceipts/get-block-n', 'debug_getRawTransaction/get-tx', 'debug_traceTransaction/trace-contract-call', 'debug_traceBlockByNumber/trace-block-with-transactions'])
       t.true(results.find((r) => r.name === name)?.pass, name);
   } finally {
     await live.close();

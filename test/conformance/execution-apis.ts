@@ -62,6 +62,10 @@ export const KNOWN_DIFFERENCES: Record<string, string> = {
   'debug_getRawHeader/get-invalid-number': 'Besu reads "2" as a decimal block number (Long.decode) and answers block 2',
   'debug_getRawReceipts/get-invalid-number': 'Besu reads "2" as a decimal block number (Long.decode) and answers block 2',
   'debug_getRawTransaction/get-invalid-hash': 'Besu reads a hash without 0x (lenient hex) and answers null for an unknown transaction',
+  'debug_traceBlockByHash/trace-block-not-found': 'Besu answers null for a block it does not know; geth an error',
+  'debug_traceBlockByHash/trace-genesis': 'Besu has no parent state to trace the genesis block from and answers null; geth an error',
+  'debug_traceBlockByNumber/trace-genesis': 'Besu has no parent state to trace the genesis block from and answers null; geth an error',
+  'debug_traceBlockByNumber/trace-block-invalid-number': 'Besu reads the number as a decimal block number (Long.decode) and traces that block',
 };
 
 /** Parses one .io file: `//` comments, then `>>` request and `<<` response lines (one pair here). */

@@ -1,40 +1,80 @@
 /**
- * debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash with the call tracer
+ * debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash with the opcode tracer
+ * (the default: struct logs, support/struct-logger.ts) or the call tracer
  * (besu: ethereum/api/.../internal/methods/DebugTraceTransaction.java, DebugTraceBlockByNumber.java,
  * DebugTraceBlockByHash.java, results/CallTracerResult.java, CallTracerResultConverter.java,
  * CallTracerErrorHandler.java, results/DebugTraceTransactionResult.java; snapshot 3fd224e2).
  *
  * The block is re-executed on its parent's state (the parent's state must still be retained) and
- * the wanted transactions are traced from the EVM's message events. Only `{"tracer":"callTracer"}`
- * is supported: the default opcode logger and Besu's other tracers (flatCallTracer,
- * prestateTracer, 4byteTracer) answer -32602 "Invalid transaction trace params (<why>)"; an
- * unknown tracer name answers -32602 "Invalid transaction trace params", as Besu.
- * Result shapes: a CallTracerResult for a transaction; [{txHash, result}] for a block.
+ * the wanted transactions are traced from the EVM's events. The default tracer (no `tracer`) gives
+ * Besu's struct logs, with `disableStack`, `disableMemory` and `disableStorage` as Besu reads them
+ * (stack and storage on, memory off unless `disableMemory: false`); `{"tracer":"callTracer"}` the
+ * call tree. Besu's other tracers (flatCallTracer, prestateTracer, 4byteTracer) and the `opcodes`
+ * filter answer -32602 "Invalid transaction trace params (<why>)"; an unknown tracer name answers
+ * -32602 "Invalid transaction trace params", as Besu.
+ * Result shapes: a CallTracerResult or {gas, failed, returnValue, structLogs} for a transaction;
+ * [{txHash, result}] for a block.
  */
 import type { ChainEntry } from '../../chain/chain.ts';
 import { bytesToHex, hexToBytes } from '../../crypto/bytes.ts';
-import { decodeRevertReason, rpcError, rpcErrorWithReason } from '../errors.ts';
+import { RpcError, decodeRevertReason, rpcError, rpcErrorWithReason } from '../errors.ts';
 import type { NodeApi } from '../node-api.ts';
 import { parseBlockParam, parseHash32 } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
 import { formatCallFrame } from './support/simulator.ts';
+import { TraceTooLargeError, type StructLogOptions } from './support/struct-logger.ts';
 
 const KNOWN_TRACERS = new Set(['', 'callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer']);
 
-/** TransactionTraceParams: only the call tracer is served. */
-function parseTraceOptions(x: unknown): void {
+type Tracer = { kind: 'call' } | { kind: 'opcode'; options: StructLogOptions };
+
+/** TransactionTraceParams: the opcode tracer (default) or the call tracer. */
+function parseTraceOptions(x: unknown): Tracer {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) throw rpcError('INVALID_TRANSACTION_TRACE_PARAMS');
-  const tracer = (x as Record<string, unknown>).tracer;
+  const o = x as Record<string, unknown>;
+  const tracer = o.tracer;
   if (tracer !== undefined && tracer !== null && typeof tracer !== 'string') throw rpcError('INVALID_TRANSACTION_TRACE_PARAMS');
   const name = typeof tracer === 'string' ? tracer : '';
   if (!KNOWN_TRACERS.has(name)) throw rpcError('INVALID_TRANSACTION_TRACE_PARAMS');
-  if (name !== 'callTracer')
-    throw rpcErrorWithReason('INVALID_TRANSACTION_TRACE_PARAMS', `qbft-lab supports only {"tracer":"callTracer"}, not ${name === '' ? 'the default opcode tracer' : name}`);
+  if (name === 'callTracer') return { kind: 'call' };
+  if (name !== '') throw rpcErrorWithReason('INVALID_TRANSACTION_TRACE_PARAMS', `qbft-lab supports the default opcode tracer and callTracer, not ${name}`);
+  const flag = (key: string): boolean | undefined => {
+    const v = o[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'boolean') throw rpcError('INVALID_TRANSACTION_TRACE_PARAMS');
+    return v;
+  };
+  if (o.opcodes !== undefined && o.opcodes !== null) throw rpcErrorWithReason('INVALID_TRANSACTION_TRACE_PARAMS', 'qbft-lab does not filter the opcode tracer by opcodes');
+  const [disableStack, disableMemory, disableStorage] = [flag('disableStack'), flag('disableMemory'), flag('disableStorage')];
+  return { kind: 'opcode', options: { stack: !(disableStack ?? false), memory: disableMemory === undefined ? false : !disableMemory, storage: !(disableStorage ?? false) } };
 }
 
-function requireTracer(x: unknown): void {
-  if (x === undefined || x === null) parseTraceOptions({});
-  else parseTraceOptions(x);
+function requireTracer(x: unknown): Tracer {
+  return parseTraceOptions(x === undefined || x === null ? {} : x);
+}
+
+async function traceWith(api: NodeApi, entry: ChainEntry, tracer: Tracer, wanted: (i: number) => boolean): Promise<unknown[] | undefined> {
+  if (tracer.kind === 'call') {
+    const frames = await traceEntry(api, entry, wanted);
+    return frames?.map((f) => (f ? formatCallFrame(f, decodeRevertReason) : null));
+  }
+  const parent = api.byHash(entry.parentHash);
+  if (!parent || !api.stateAvailable(parent)) return undefined;
+  try {
+    const logs = await api.simulator.structLogBlock(
+      entry.block.header,
+      parent.block.header.stateRoot,
+      hexToBytes(entry.parentHash),
+      api.beneficiaryAt(entry.number, entry.coinbase),
+      [...entry.block.transactions],
+      wanted,
+      tracer.options,
+    );
+    return logs.map((l) => l ?? null);
+  } catch (e) {
+    if (e instanceof TraceTooLargeError) throw new RpcError(-32000, `Trace too large: ${e.message}`);
+    throw e;
+  }
 }
 
 async function traceEntry(api: NodeApi, entry: ChainEntry, wanted: (i: number) => boolean) {
@@ -51,14 +91,11 @@ async function traceEntry(api: NodeApi, entry: ChainEntry, wanted: (i: number) =
 }
 
 export function debugMethods(api: NodeApi): RpcMethodSpec[] {
-  const traceBlock = async (entry: ChainEntry | undefined) => {
+  const traceBlock = async (entry: ChainEntry | undefined, tracer: Tracer) => {
     if (!entry) return null;
-    const frames = await traceEntry(api, entry, () => true);
-    if (!frames) return null;
-    return entry.block.transactions.map((tx, i) => ({
-      txHash: bytesToHex(tx.hash()),
-      result: frames[i] ? formatCallFrame(frames[i]!, decodeRevertReason) : null,
-    }));
+    const results = await traceWith(api, entry, tracer, () => true);
+    if (!results) return null;
+    return entry.block.transactions.map((tx, i) => ({ txHash: bytesToHex(tx.hash()), result: results[i] ?? null }));
   };
   return [
     {
@@ -68,10 +105,9 @@ export function debugMethods(api: NodeApi): RpcMethodSpec[] {
         const hash = parseHash32(params[0], 'INVALID_TRANSACTION_HASH_PARAMS');
         const found = api.minedTransaction(hash);
         if (!found) return null;
-        requireTracer(params[1]);
-        const frames = await traceEntry(api, found.entry, (i) => i === found.index);
-        const frame = frames?.[found.index];
-        return frame ? formatCallFrame(frame, decodeRevertReason) : null;
+        const tracer = requireTracer(params[1]);
+        const results = await traceWith(api, found.entry, tracer, (i) => i === found.index);
+        return results?.[found.index] ?? null;
       },
     },
     {
@@ -79,8 +115,8 @@ export function debugMethods(api: NodeApi): RpcMethodSpec[] {
       group: 'DEBUG',
       handler: async (params) => {
         const block = parseBlockParam(params[0], 'INVALID_BLOCK_PARAMS');
-        requireTracer(params[1]);
-        return traceBlock(api.entryOf(block));
+        const tracer = requireTracer(params[1]);
+        return traceBlock(api.entryOf(block), tracer);
       },
     },
     {
@@ -88,8 +124,8 @@ export function debugMethods(api: NodeApi): RpcMethodSpec[] {
       group: 'DEBUG',
       handler: async (params) => {
         const hash = parseHash32(params[0], 'INVALID_BLOCK_HASH_PARAMS');
-        requireTracer(params[1]);
-        return traceBlock(api.byHash(hash));
+        const tracer = requireTracer(params[1]);
+        return traceBlock(api.byHash(hash), tracer);
       },
     },
   ];

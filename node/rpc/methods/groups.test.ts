@@ -193,7 +193,34 @@ test.serial('debug_trace* with the call tracer', async (t) => {
   t.deepEqual(await ok(c.api, 'debug_traceBlockByHash', [loc.blockHash, { tracer: 'callTracer' }]), block);
   t.is(await ok(c.api, 'debug_traceTransaction', [`0x${'00'.repeat(32)}`, { tracer: 'callTracer' }]), null);
   t.deepEqual(await call(c.api, 'debug_traceTransaction', [c.txs.logger, { tracer: 'nope' }]), { error: { code: -32602, message: 'Invalid transaction trace params' } });
-  t.like(await call(c.api, 'debug_traceTransaction', [c.txs.logger]), { error: { code: -32602 } });
+  t.like(await call(c.api, 'debug_traceTransaction', [c.txs.logger, { tracer: 'prestateTracer' }]), { error: { code: -32602 } });
+});
+
+test.serial('debug_trace* with the default opcode tracer: Besu struct logs whose gas adds up, with its field switches', async (t) => {
+  const receipt = await ok(c.api, 'eth_getTransactionReceipt', [c.txs.logger]);
+  const traced = await ok(c.api, 'debug_traceTransaction', [c.txs.logger]);
+  t.is(traced.gas, Number(BigInt(receipt.gasUsed)));
+  t.false(traced.failed);
+  t.is(typeof traced.returnValue, 'string');
+  const logs = traced.structLogs as Array<{ pc: number; op: string; gas: number; gasCost: number; depth: number; stack?: string[]; memory?: string[]; storage?: unknown }>;
+  t.true(logs.length > 3);
+  t.deepEqual([logs[0]!.pc, logs[0]!.depth], [0, 1]);
+  t.true(logs.some((l) => l.op.startsWith('LOG')), 'the logger contract logs');
+  t.true(logs.every((l) => Array.isArray(l.stack) && l.memory === undefined), 'stack on, memory off by default (Besu)');
+  t.true(logs.every((l) => l.stack!.every((w) => /^0x(0|[1-9a-f][0-9a-f]*)$/.test(w))), 'stack words are compact hex');
+  t.deepEqual(logs[0]!.stack, [], 'the stack before the first step is empty');
+  // Each step's gas is the previous one's less its cost (one frame: no calls in between).
+  for (let i = 1; i < logs.length; i++) t.is(logs[i]!.gas, logs[i - 1]!.gas - logs[i - 1]!.gasCost, `step ${i} ${logs[i - 1]!.op}`);
+  const withMemory = await ok(c.api, 'debug_traceTransaction', [c.txs.deploy, { disableMemory: false, disableStack: true }]);
+  t.true(withMemory.structLogs.some((l: { memory?: string[] }) => Array.isArray(l.memory) && l.memory.length > 0));
+  t.true(withMemory.structLogs.every((l: { stack?: unknown }) => l.stack === undefined));
+  const deployed = await ok(c.api, 'debug_traceTransaction', [c.txs.deploy]);
+  const stored = deployed.structLogs.find((l: { op: string }) => l.op === 'SSTORE');
+  t.truthy(stored?.storage, 'storage after an SSTORE, keyed by 32-byte slots');
+  t.true(Object.keys(stored.storage).every((k) => /^0x[0-9a-f]{64}$/.test(k)));
+  const block = await ok(c.api, 'debug_traceBlockByHash', [c.node.transactionLocation(c.txs.logger)!.blockHash]);
+  t.deepEqual(block.find((r: { txHash: string }) => r.txHash === c.txs.logger).result, traced);
+  t.deepEqual(await call(c.api, 'debug_traceTransaction', [c.txs.logger, { disableStack: 'yes' }]), { error: { code: -32602, message: 'Invalid transaction trace params' } });
 });
 
 test.serial('nested calls appear in the call tree', async (t) => {

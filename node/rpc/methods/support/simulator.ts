@@ -35,6 +35,7 @@ import { preBlockSystemCalls } from '../../../execution/system-calls.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
 import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
 import { StateChangeRecorder, type AccountChange } from './state-diff.ts';
+import { StructLogger, type StructLogOptions, type StructLogResult } from './struct-logger.ts';
 
 export interface AccessListEntry {
   address: Hex;
@@ -188,6 +189,8 @@ export interface TxReplay {
   output: Uint8Array;
   /** Accounts the transaction wrote (with stateDiff). */
   stateChanges?: AccountChange[];
+  /** The opcode tracer's result (with structLogs). */
+  structLog?: StructLogResult;
 }
 
 /** Besu StateOverride (eth_call / eth_estimateGas third parameter). */
@@ -683,6 +686,27 @@ export class TransactionSimulator {
     return frames;
   }
 
+  /** Like traceBlock, with the opcode tracer: each wanted transaction's struct logs. */
+  async structLogBlock(
+    block: BlockHeader,
+    parentRoot: Uint8Array,
+    parentHash: Uint8Array,
+    feeRecipient: Hex,
+    txs: TypedTransaction[],
+    wanted: (i: number) => boolean,
+    options: StructLogOptions,
+  ): Promise<Array<StructLogResult | undefined>> {
+    let logs: Array<StructLogResult | undefined> = [];
+    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
+      wanted: (_b, i) => wanted(i),
+      structLogs: options,
+      onBlock: (_b, replays) => {
+        logs = replays.map((r) => r?.structLog);
+      },
+    });
+    return logs;
+  }
+
   /**
    * Re-executes consecutive blocks on `parentRoot` (the first block's parent state), one after the
    * other on the same state as Besu's trace_filter does (no block rewards in between), tracing the
@@ -696,6 +720,8 @@ export class TransactionSimulator {
     opts: {
       wanted: (block: number, tx: number) => boolean;
       stateDiff?: boolean;
+      /** Run the opcode tracer (debug_trace*'s default) on the wanted transactions. */
+      structLogs?: StructLogOptions;
       onBlock: (block: number, replays: Array<TxReplay | undefined>) => boolean | void;
     },
   ): Promise<void> {
@@ -732,7 +758,11 @@ export class TransactionSimulator {
           const recorder = traced && opts.stateDiff ? new StateChangeRecorder(sm) : undefined;
           const detach = recorder?.attach();
           const events = vm.evm.events;
-          const onStep = (s: InterpreterStep) => tracer?.step(s);
+          const logger = traced && opts.structLogs ? new StructLogger(opts.structLogs) : undefined;
+          const onStep = (s: InterpreterStep) => {
+            tracer?.step(s);
+            logger?.step(s);
+          };
           const onBefore = (m: Message) => tracer?.before(m);
           const onAfter = (r: EVMResult) => tracer?.after(r);
           if (tracer) {
@@ -780,6 +810,7 @@ export class TransactionSimulator {
             success: error === undefined,
             output: ex.returnValue,
             stateChanges: recorder ? await recorder.changes() : undefined,
+            structLog: logger?.result(res.totalGasSpent, error !== undefined, ex.returnValue),
           });
         }
         if (opts.onBlock(bi, replays) === false) break;
