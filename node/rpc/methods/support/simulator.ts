@@ -283,6 +283,38 @@ export function haltDescription(error: string, opcode?: number): string {
 }
 
 
+/** Besu's ExceptionalHaltReason name of an EVM error (struct logs' `error`); revert is none. */
+export function haltReasonName(error: string): string | undefined {
+  switch (error) {
+    case 'revert':
+      return undefined;
+    case 'out of gas':
+    case 'code store out of gas':
+      return 'INSUFFICIENT_GAS';
+    case 'stack underflow':
+      return 'INSUFFICIENT_STACK_ITEMS';
+    case 'stack overflow':
+      return 'TOO_MANY_STACK_ITEMS';
+    case 'invalid JUMP':
+      return 'INVALID_JUMP_DESTINATION';
+    case 'invalid opcode':
+      return 'INVALID_OPERATION';
+    case 'static state change':
+    case 'create collision':
+      return 'ILLEGAL_STATE_CHANGE';
+    case 'code size to deposit exceeds maximum code size':
+      return 'CODE_TOO_LARGE';
+    case 'invalid bytecode deployed':
+    case 'invalid EOF format':
+      return 'INVALID_CODE';
+    case 'value out of range':
+    case 'return data out of bounds':
+      return 'OUT_OF_BOUNDS';
+    default:
+      return error.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  }
+}
+
 export class TransactionSimulator {
   private vm?: VM;
   private sm?: MerkleStateManager;
@@ -763,8 +795,15 @@ export class TransactionSimulator {
             tracer?.step(s);
             logger?.step(s);
           };
-          const onBefore = (m: Message) => tracer?.before(m);
-          const onAfter = (r: EVMResult) => tracer?.after(r);
+          const onBefore = (m: Message) => {
+            tracer?.before(m);
+            logger?.enter();
+          };
+          const onAfter = (r: EVMResult) => {
+            tracer?.after(r);
+            const error = r.execResult.exceptionError?.error;
+            logger?.exit(error === undefined ? undefined : haltReasonName(error));
+          };
           if (tracer) {
             events?.on('step', onStep);
             events?.on('beforeMessage', onBefore);

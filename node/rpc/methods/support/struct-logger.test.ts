@@ -32,3 +32,16 @@ test('past the cell bound recording stops and the result is refused', (t) => {
   for (let i = 0; i < 20; i++) logger.step(step(i, 'PUSH1', [1n, 2n, 3n]));
   t.throws(() => logger.result(1n, false, new Uint8Array(0)), { instanceOf: TraceTooLargeError });
 });
+
+test('a frame that halts marks its last step with Besu\'s halt reason; a revert does not', (t) => {
+  const logger = new StructLogger({ stack: false, memory: false, storage: false });
+  logger.enter();
+  logger.step(step(0, 'PUSH1', []));
+  logger.enter();
+  logger.step(step(0, 'INVALID', [], new Uint8Array(0), 1));
+  logger.exit('INVALID_OPERATION');
+  logger.step(step(2, 'REVERT', [0n, 0n]));
+  logger.exit(undefined);
+  const logs = logger.result(100n, true, new Uint8Array(0)).structLogs;
+  t.deepEqual(logs.map((l) => l.error), [undefined, 'INVALID_OPERATION', undefined]);
+});

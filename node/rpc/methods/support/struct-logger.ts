@@ -9,6 +9,7 @@
  *   hex ("0x0" for zero). A REVERT step carries the revert data as `reason`.
  * - `gasCost` is the step's static and dynamic cost as the EVM charges it; for the CALL family it
  *   includes the gas handed to the called frame (as geth reports it).
+ * - The step where a frame halted exceptionally carries `error`, Besu's ExceptionalHaltReason name.
  * - disableStack, disableMemory and disableStorage leave the field out.
  * Bounded: past MAX_TRACE_CELLS stack items and memory words in one transaction recording stops
  * and the trace is refused with an error instead of growing without end.
@@ -32,6 +33,8 @@ export interface StructLog {
   memory?: string[];
   storage?: Record<string, string>;
   reason?: string;
+  /** On the step where a frame halted exceptionally: Besu's ExceptionalHaltReason name. */
+  error?: string;
 }
 
 export interface StructLogResult {
@@ -65,6 +68,8 @@ export class StructLogger {
   private cells = 0;
   /** Set once the trace passed the bound: recording stops (the EVM is not disturbed) and result() refuses. */
   private tooLarge = false;
+  /** Index of the last step logged in each open frame (innermost last). */
+  private readonly lastStepOfFrame: number[] = [];
 
   constructor(
     private readonly opts: StructLogOptions,
@@ -101,7 +106,19 @@ export class StructLogger {
       log.reason = bytesToHex(data);
     }
     this.logs.push(log);
+    if (this.lastStepOfFrame.length > 0) this.lastStepOfFrame[this.lastStepOfFrame.length - 1] = this.logs.length - 1;
     this.pending = { log, depth: s.depth, address, preMemory: s.memory };
+  }
+
+  /** A frame starts (the EVM's beforeMessage). */
+  enter(): void {
+    this.lastStepOfFrame.push(-1);
+  }
+
+  /** A frame ends; `haltReason` marks its last step as where it halted (StructLogWithError). */
+  exit(haltReason: string | undefined): void {
+    const last = this.lastStepOfFrame.pop();
+    if (haltReason !== undefined && last !== undefined && last >= 0 && !this.tooLarge) this.logs[last]!.error = haltReason;
   }
 
   /** The transaction's result, once it has run. */
