@@ -8,23 +8,10 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { startNetwork, type RunningNetwork } from '../cli/network-command.ts';
 import { BESU_TEST_ACCOUNTS } from '../sim/keys.ts';
 import { bytesToHex } from '../node/crypto/bytes.ts';
+import { rpc, untilValue } from './process-kit.ts';
 
-async function rpc(port: number, method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
-  return body.result;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits as long as this test always has (20 s). */
+const until = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => untilValue(what, fn, 20_000);
 
 test.serial('a 4-validator network makes blocks, takes a transaction, answers over HTTP, WebSocket (newHeads pub/sub) and GraphQL, and resumes after a restart', async (t) => {
   const dataPath = mkdtempSync(join(tmpdir(), 'qbft-lab-net-'));

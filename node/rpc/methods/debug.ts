@@ -53,41 +53,29 @@ function requireTracer(x: unknown): Tracer {
   return parseTraceOptions(x === undefined || x === null ? {} : x);
 }
 
+/** A block's wanted transactions traced with `tracer`, re-executed on its parent's state (undefined: that state is gone). */
 async function traceWith(api: NodeApi, entry: ChainEntry, tracer: Tracer, wanted: (i: number) => boolean): Promise<unknown[] | undefined> {
-  if (tracer.kind === 'call') {
-    const frames = await traceEntry(api, entry, wanted);
-    return frames?.map((f) => (f ? formatCallFrame(f, decodeRevertReason) : null));
-  }
   const parent = api.byHash(entry.parentHash);
   if (!parent || !api.stateAvailable(parent)) return undefined;
+  let replays;
   try {
-    const logs = await api.simulator.structLogBlock(
+    replays = await api.simulator.replayBlock(
       entry.block.header,
       parent.block.header.stateRoot,
       hexToBytes(entry.parentHash),
       api.beneficiaryAt(entry.number, entry.coinbase),
       [...entry.block.transactions],
       wanted,
-      tracer.options,
+      tracer.kind === 'opcode' ? { structLogs: tracer.options } : {},
     );
-    return logs.map((l) => l ?? null);
   } catch (e) {
     if (e instanceof TraceTooLargeError) throw new RpcError(-32000, `Trace too large: ${e.message}`);
     throw e;
   }
-}
-
-async function traceEntry(api: NodeApi, entry: ChainEntry, wanted: (i: number) => boolean) {
-  const parent = api.byHash(entry.parentHash);
-  if (!parent || !api.stateAvailable(parent)) return undefined;
-  return api.simulator.traceBlock(
-    entry.block.header,
-    parent.block.header.stateRoot,
-    hexToBytes(entry.parentHash),
-    api.beneficiaryAt(entry.number, entry.coinbase),
-    [...entry.block.transactions],
-    wanted,
-  );
+  return replays.map((r) => {
+    if (!r) return null;
+    return tracer.kind === 'call' ? formatCallFrame(r.frame, decodeRevertReason) : (r.structLog ?? null);
+  });
 }
 
 export function debugMethods(api: NodeApi): RpcMethodSpec[] {

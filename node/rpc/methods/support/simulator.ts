@@ -697,9 +697,31 @@ export class TransactionSimulator {
   }
 
   /**
-   * Re-executes mined transactions with the call tracer: applies `txs[0..index)` of `block` on
-   * `parentRoot` the way the engine does, then traces each wanted transaction (in order).
+   * Re-executes mined transactions: applies `txs[0..index)` of `block` on `parentRoot` the way the
+   * engine does, then traces each wanted transaction (in order): its call tree, and with
+   * `structLogs` the opcode tracer's result too.
    */
+  async replayBlock(
+    block: BlockHeader,
+    parentRoot: Uint8Array,
+    parentHash: Uint8Array,
+    feeRecipient: Hex,
+    txs: TypedTransaction[],
+    wanted: (i: number) => boolean,
+    extra: { structLogs?: StructLogOptions } = {},
+  ): Promise<Array<TxReplay | undefined>> {
+    let out: Array<TxReplay | undefined> = [];
+    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
+      wanted: (_b, i) => wanted(i),
+      structLogs: extra.structLogs,
+      onBlock: (_b, replays) => {
+        out = replays;
+      },
+    });
+    return out;
+  }
+
+  /** replayBlock's call trees. */
   async traceBlock(
     block: BlockHeader,
     parentRoot: Uint8Array,
@@ -708,35 +730,7 @@ export class TransactionSimulator {
     txs: TypedTransaction[],
     wanted: (i: number) => boolean,
   ): Promise<Array<CallFrame | undefined>> {
-    let frames: Array<CallFrame | undefined> = [];
-    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
-      wanted: (_b, i) => wanted(i),
-      onBlock: (_b, replays) => {
-        frames = replays.map((r) => r?.frame);
-      },
-    });
-    return frames;
-  }
-
-  /** Like traceBlock, with the opcode tracer: each wanted transaction's struct logs. */
-  async structLogBlock(
-    block: BlockHeader,
-    parentRoot: Uint8Array,
-    parentHash: Uint8Array,
-    feeRecipient: Hex,
-    txs: TypedTransaction[],
-    wanted: (i: number) => boolean,
-    options: StructLogOptions,
-  ): Promise<Array<StructLogResult | undefined>> {
-    let logs: Array<StructLogResult | undefined> = [];
-    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
-      wanted: (_b, i) => wanted(i),
-      structLogs: options,
-      onBlock: (_b, replays) => {
-        logs = replays.map((r) => r?.structLog);
-      },
-    });
-    return logs;
+    return (await this.replayBlock(block, parentRoot, parentHash, feeRecipient, txs, wanted)).map((r) => r?.frame);
   }
 
   /**
