@@ -30,14 +30,12 @@
 import { Mutex } from '../collections/mutex.ts';
 import { Block, BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import {
   Account,
   KECCAK256_RLP,
   SHA256_NULL,
-  ValueEncoding,
   createAddressFromString,
   createZeroAddress,
   type Withdrawal,
@@ -45,8 +43,10 @@ import {
 import { RLP } from '@ethereumjs/rlp';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type TxReceipt, type VM } from '@ethereumjs/vm';
 import { bytesToHex, equalBytes, uint256ToBytes, type Hex } from '../crypto/bytes.ts';
-import { customCrypto, keccak256 } from '../crypto/ethereumjs-crypto.ts';
+import { keccak256 } from '../crypto/ethereumjs-crypto.ts';
 import { orderedTrieRoot } from './ordered-trie.ts';
+import { intrinsicGas } from './intrinsic-gas.ts';
+import { stateManagerOn, warmCallParties, withNodeCrypto } from './vm-state.ts';
 import { txChainId, useFastCrypto } from './tx-utils.ts';
 import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
 import { executionKey, type ExecutionMemo } from './execution-memo.ts';
@@ -241,16 +241,6 @@ interface BodyResult {
   requestsHash?: Uint8Array;
 }
 
-function makeStateManager(common: Common, store: TrieNodeStore): MerkleStateManager {
-  const trie = new MerklePatriciaTrie({
-    db: store,
-    useKeyHashing: true,
-    valueEncoding: ValueEncoding.Bytes,
-    common,
-  });
-  return new MerkleStateManager({ common, trie, caches: new Caches() });
-}
-
 /** Maps a runTx error message to a Besu TransactionInvalidReason-like code. */
 export function classifyTxError(tx: TypedTransaction, message: string, accountNonce?: bigint): string {
   if (message.includes("doesn't have the correct nonce")) {
@@ -330,12 +320,8 @@ export class ExecutionEngine {
   }
 
   private static async makeSlot(common: Common, store: TrieNodeStore, fallback?: BlockHashLookup): Promise<VmSlot> {
-    const vmCommon = common.copy();
-    (vmCommon as unknown as { customCrypto: typeof customCrypto }).customCrypto = {
-      ...common.customCrypto,
-      ...customCrypto,
-    };
-    const sm = makeStateManager(vmCommon, store);
+    const vmCommon = withNodeCrypto(common.copy());
+    const sm = stateManagerOn(vmCommon, store);
     const chain = new HashLookupChain();
     chain.fallback = fallback;
     const vm = await createVM({ common: vmCommon, stateManager: sm, blockchain: chain as never });
@@ -709,15 +695,10 @@ export class ExecutionEngine {
     const caller = from ? createAddressFromString(from) : createZeroAddress();
     const target = createAddressFromString(to);
     // intrinsic gas as a transaction would pay it (eth_call reports it too)
-    let intrinsic = 21_000n;
-    for (const b of data) intrinsic += b === 0 ? 4n : c.gteHardfork('istanbul') ? 16n : 68n;
+    const intrinsic = intrinsicGas(c, data, false);
     await vm.evm.journal.checkpoint();
     try {
-      if (c.isActivatedEIP(2929)) {
-        for (const [addr] of vm.evm.precompiles) vm.evm.journal.addAlwaysWarmAddress(addr);
-        vm.evm.journal.addAlwaysWarmAddress(caller.toString().slice(2));
-        vm.evm.journal.addAlwaysWarmAddress(target.toString().slice(2));
-      }
+      warmCallParties(vm, caller.toString(), target.toString());
       const res = await vm.evm.runCall({
         block: ctx,
         caller,

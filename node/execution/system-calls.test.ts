@@ -119,6 +119,6 @@ test('a trace replay of a non-BFT Prague block makes the block\'s system calls f
   const built = await a.engine.buildBlock(req);
   t.is((built.receipts[0] as { status?: number }).status, 1);
   const simulator = new TransactionSimulator(a.common, a.engine.store, () => undefined);
-  const frames = await simulator.traceBlock(built.block.header, a.engine.genesisStateRoot, req.parentHash, PROPOSER, [...built.block.transactions], () => true);
-  t.is(bytesToHex(frames[0]!.output!), bytesToHex(req.parentHash), 'without the replayed system call the history slot would be empty');
+  const replays = await simulator.replayBlock(built.block.header, a.engine.genesisStateRoot, req.parentHash, PROPOSER, [...built.block.transactions], () => true);
+  t.is(bytesToHex(replays[0]!.frame.output!), bytesToHex(req.parentHash), 'without the replayed system call the history slot would be empty');
 });

@@ -19,7 +19,8 @@ import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 import type { PeerId, Random, Transport } from '../runtime/ports.ts';
 import { PrivateStates, type PrivateReceipt, type PrivateWork } from './private-state.ts';
 import { decodePrivateTransaction, fromBase64, toBase64, type PrivateTransaction } from './private-transaction.ts';
-import { PrivateTransactionManager, type PrivacyGroup } from './private-tx-manager.ts';
+import { PrivateTransactionManager, type PrivacyGroup, type StoredPayload } from './private-tx-manager.ts';
+import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import { PtmPeers } from './ptm-peers.ts';
 
 export const PRIVACY_PRECOMPILE_ADDRESS: Hex = '0x000000000000000000000000000000000000007e';
@@ -44,6 +45,8 @@ export class NodePrivacy {
   readonly peers: PtmPeers;
   readonly states: PrivateStates;
   private readonly listeners: Array<(event: PrivateReorg) => void> = [];
+  /** Each stored payload decoded once (the signature recovery is the costly part); null: not a private transaction. */
+  private readonly decoded = new WeakMap<StoredPayload, PrivateTransaction | null>();
 
   constructor(
     readonly config: PrivacyConfig,
@@ -125,12 +128,8 @@ export class NodePrivacy {
       if (tx.to?.toString().toLowerCase() !== PRIVACY_PRECOMPILE_ADDRESS) return;
       const stored = this.ptm.receive(toBase64(tx.data));
       if (!stored) return;
-      let priv: PrivateTransaction;
-      try {
-        priv = decodePrivateTransaction(stored.payload);
-      } catch {
-        return;
-      }
+      const priv = this.decode(stored);
+      if (!priv) return;
       // Besu's precompile: privateFrom must be the key that sent the payload, a member of a group this node is in.
       if (toBase64(priv.privateFrom) !== stored.senderKey) return;
       const group = this.ptm.group(stored.privacyGroupId);
@@ -138,6 +137,19 @@ export class NodePrivacy {
       out.push({ commitmentHash: bytesToHex(tx.hash()), transactionIndex, privacyGroupId: stored.privacyGroupId, tx: priv });
     });
     return out;
+  }
+
+  private decode(stored: StoredPayload): PrivateTransaction | null {
+    let tx = this.decoded.get(stored);
+    if (tx === undefined) {
+      try {
+        tx = decodePrivateTransaction(stored.payload);
+      } catch {
+        tx = null;
+      }
+      this.decoded.set(stored, tx);
+    }
+    return tx;
   }
 
   /** The group a private transaction is for, as this node's manager knows it. */
@@ -150,8 +162,7 @@ export class NodePrivacy {
   markerTransaction(tx: PrivateTransaction, key: string, nonceOf: (address: Hex) => bigint, header: BlockHeader): TypedTransaction {
     const signingKey = this.config.markerSigningKey ?? this.randomKey();
     const common = decodingCommon(this.common, { blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
-    const unsigned = createLegacyTx({ nonce: 0n, gasPrice: tx.gasPrice, gasLimit: tx.gasLimit, to: PRIVACY_PRECOMPILE_ADDRESS, value: 0n, data: fromBase64(key)! }, { common });
-    const sender = unsigned.sign(signingKey).getSenderAddress().toString().toLowerCase() as Hex;
+    const sender = privateKeyToAddress(signingKey).toLowerCase() as Hex;
     return createLegacyTx({ nonce: nonceOf(sender), gasPrice: tx.gasPrice, gasLimit: tx.gasLimit, to: PRIVACY_PRECOMPILE_ADDRESS, value: 0n, data: fromBase64(key)! }, { common }).sign(signingKey);
   }
 

@@ -15,15 +15,15 @@
  */
 import { createBlockHeader, Block, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, KECCAK256_RLP, ValueEncoding, createAddressFromString } from '@ethereumjs/util';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, KECCAK256_RLP, createAddressFromString } from '@ethereumjs/util';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { Mutex } from '../collections/mutex.ts';
 import { equalBytes, type Hex } from '../crypto/bytes.ts';
-import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
 import { TrieNodeStore } from '../execution/state-db.ts';
 import { intrinsicGas } from '../execution/intrinsic-gas.ts';
+import { decodingCommon } from '../chain/decoding-common.ts';
+import { stateManagerOn, warmCallParties, withNodeCrypto } from '../execution/vm-state.ts';
 import type { PrivateTransaction } from './private-transaction.ts';
 
 export type PrivateLog = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array];
@@ -145,7 +145,7 @@ export class PrivateStates {
       vm.common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
       await vm.evm.journal.checkpoint();
       try {
-        warm(vm, from, to);
+        warmCallParties(vm, from, to);
         const res = await vm.evm.runCall({ block: this.context(header), caller: createAddressFromString(from), origin: createAddressFromString(from), to: createAddressFromString(to), data, value: 0n, gasPrice: 0n, gasLimit });
         return { output: res.execResult.returnValue, error: res.execResult.exceptionError?.error };
       } finally {
@@ -168,7 +168,7 @@ export class PrivateStates {
     await vm.evm.journal.checkpoint();
     let res;
     try {
-      warm(vm, tx.sender, tx.to);
+      warmCallParties(vm, tx.sender, tx.to);
       res = await vm.evm.runCall({
         block: this.context(header),
         caller: sender,
@@ -202,8 +202,7 @@ export class PrivateStates {
   }
 
   private context(header: BlockHeader): Block {
-    const c = this.common.copy();
-    c.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
+    const c = decodingCommon(this.common, { blockNumber: header.number, timestamp: header.timestamp });
     const h = createBlockHeader(
       { number: header.number, timestamp: header.timestamp, gasLimit: header.gasLimit, coinbase: header.coinbase, difficulty: header.difficulty, mixHash: header.mixHash, baseFeePerGas: header.baseFeePerGas },
       { common: c, skipConsensusFormatValidation: true },
@@ -223,10 +222,8 @@ export class PrivateStates {
 
   private makeVm(): Promise<{ vm: VM; sm: MerkleStateManager }> {
     return (async () => {
-      const common = this.common.copy();
-      (common as unknown as { customCrypto: unknown }).customCrypto = { ...this.common.customCrypto, ...customCrypto };
-      const trie = new MerklePatriciaTrie({ db: this.store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
-      const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+      const common = withNodeCrypto(this.common.copy());
+      const sm = stateManagerOn(common, this.store);
       const vm = await createVM({ common, stateManager: sm });
       return { vm, sm };
     })();
@@ -249,10 +246,3 @@ export class PrivateStates {
   }
 }
 
-/** EIP-2929: the sender, the callee and the precompiles start warm, as in a transaction. */
-function warm(vm: VM, from: Hex, to: Hex | undefined): void {
-  if (!vm.common.isActivatedEIP(2929)) return;
-  for (const [address] of vm.evm.precompiles) vm.evm.journal.addAlwaysWarmAddress(address);
-  vm.evm.journal.addAlwaysWarmAddress(from.slice(2));
-  if (to) vm.evm.journal.addAlwaysWarmAddress(to.slice(2));
-}

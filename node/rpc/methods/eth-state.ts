@@ -7,7 +7,7 @@
  * whose state is no longer retained answers null (BlockchainQueries' Optional.empty), except
  * eth_getProof: -32000 "World state unavailable".
  */
-import type { Hex } from '../../crypto/bytes.ts';
+import { uint256ToBytes, type Hex } from '../../crypto/bytes.ts';
 import { rpcError } from '../errors.ts';
 import { data, qty } from '../formatters/hex.ts';
 import type { NodeApi } from '../node-api.ts';
@@ -20,16 +20,6 @@ function proofKey(key: bigint): string {
   let hex = key.toString(16);
   if (hex.length % 2 === 1) hex = '0' + hex;
   return '0x' + hex;
-}
-
-function key32(key: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let v = key;
-  for (let i = 31; i >= 0 && v > 0n; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
 }
 
 export function ethStateMethods(api: NodeApi): RpcMethodSpec[] {
@@ -79,7 +69,7 @@ export function ethStateMethods(api: NodeApi): RpcMethodSpec[] {
         const keys = params[1].map((k) => parseQuantity(k, 'INVALID_STORAGE_KEYS_PARAMS'));
         if (!api.stateAvailable(entry)) throw rpcError('WORLD_STATE_UNAVAILABLE');
         const h = entry.block.header;
-        const proof = await api.simulator.proof(h.stateRoot, h.number, h.timestamp, address, keys.map(key32));
+        const proof = await api.simulator.proof(h.stateRoot, h.number, h.timestamp, address, keys.map(uint256ToBytes));
         const exists = (await api.account(entry, address)) !== undefined;
         return {
           accountProof: proof.accountProof.map((p) => p.toLowerCase()),

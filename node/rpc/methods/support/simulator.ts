@@ -20,17 +20,16 @@
 import { Mutex } from '../../../collections/mutex.ts';
 import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager, getMerkleStateProof } from '@ethereumjs/statemanager';
+import { getMerkleStateProof, type MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, KECCAK256_RLP, ValueEncoding, createAddressFromString, type Address } from '@ethereumjs/util';
+import { Account, KECCAK256_RLP, createAddressFromString, type Address } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bytesToHex, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
-import { customCrypto } from '../../../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from '../../../execution/state-db.ts';
 import { useFastCrypto } from '../../../execution/tx-utils.ts';
 import { intrinsicGas } from '../../../execution/intrinsic-gas.ts';
+import { stateManagerOn, warmCallParties, withNodeCrypto } from '../../../execution/vm-state.ts';
 import { preBlockSystemCalls } from '../../../execution/system-calls.ts';
 import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from './code-delegation.ts';
 import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
@@ -330,10 +329,8 @@ export class TransactionSimulator {
 
   private async ensureVm(): Promise<{ vm: VM; sm: MerkleStateManager; common: Common }> {
     if (this.vm && this.sm && this.common) return { vm: this.vm, sm: this.sm, common: this.common };
-    const common = withBlockParams(this.baseCommon);
-    (common as unknown as { customCrypto: typeof customCrypto }).customCrypto = { ...common.customCrypto, ...customCrypto };
-    const trie = new MerklePatriciaTrie({ db: this.store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
-    const sm = new MerkleStateManager({ common, trie, caches: new Caches() });
+    const common = withNodeCrypto(withBlockParams(this.baseCommon));
+    const sm = stateManagerOn(common, this.store);
     const lookup = this.chainLookup;
     const hashes = this.hashes;
     const blockchain = {
@@ -563,9 +560,7 @@ export class TransactionSimulator {
     await journal.cleanup();
     if (opts.accessList) journal.startReportingAccessList();
     if (common.isActivatedEIP(2929)) {
-      for (const [addr] of vm.evm.precompiles) journal.addAlwaysWarmAddress(addr);
-      journal.addAlwaysWarmAddress(senderAddr.toString());
-      if (req.to) journal.addAlwaysWarmAddress(req.to);
+      warmCallParties(vm, senderAddr.toString(), req.to);
       if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(b.coinbase);
       for (const e of req.accessList ?? []) {
         journal.addAlwaysWarmAddress(e.address, true);
@@ -719,18 +714,6 @@ export class TransactionSimulator {
       },
     });
     return out;
-  }
-
-  /** replayBlock's call trees. */
-  async traceBlock(
-    block: BlockHeader,
-    parentRoot: Uint8Array,
-    parentHash: Uint8Array,
-    feeRecipient: Hex,
-    txs: TypedTransaction[],
-    wanted: (i: number) => boolean,
-  ): Promise<Array<CallFrame | undefined>> {
-    return (await this.replayBlock(block, parentRoot, parentHash, feeRecipient, txs, wanted)).map((r) => r?.frame);
   }
 
   /**
