@@ -36,6 +36,11 @@ export type { RunModel, NodeState } from './sim/checkers/run-model.ts';
 export { BYZANTINE_BEHAVIOURS, type ByzantineBehaviour } from './sim/byzantine.ts';
 export type { Behaviour, ByzantineKit, Outgoing, Plan } from './sim/byzantine/kit.ts';
 export { readTraceJsonl, parseTraceJsonl } from './sim/trace.ts';
+export { NodeUnderTest, type NodeUnderTestOptions, type ProposalBlockRequest } from './sim/harness/node-under-test.ts';
+export { ValidatorPeer, MessageFactory, MessageMismatch, type RoundId, type PreparedCertificate, type SentMessage } from './sim/harness/validator-peer.ts';
+export { RoundPeers } from './sim/harness/round-peers.ts';
+export { messageView, firstDifference, type MessageView } from './sim/harness/message-view.ts';
+export type { HarnessGenesisOptions } from './sim/harness/harness-genesis.ts';
 export type { TraceLine, TraceEvent } from './sim/trace-events.ts';
 
 /** Checks a scenario written in code (as a scenario file is checked) and returns it typed. */

@@ -3,6 +3,7 @@
  * and the live CLI both build nodes here; nothing below this file knows which world it runs in.
  */
 import type { Block } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, hexToBytes, type Hex } from './crypto/bytes.ts';
 import { privateKeyToAddress } from './crypto/secp256k1.ts';
@@ -11,6 +12,9 @@ import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './cha
 import { checkBlobGasFields } from './chain/blob-gas-rules.ts';
 import { NodePrivacy, type PrivacyConfig } from './privacy/node-privacy.ts';
 export type { PrivacyConfig } from './privacy/node-privacy.ts';
+export type { NodeProposedBlock } from './consensus/proposed-block.ts';
+export type { ChainEntry } from './chain/chain.ts';
+export type { ConsensusSigner } from './consensus/qbft/core-types.ts';
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
 import { QbftForkSchedule } from './chain/fork-schedule.ts';
@@ -21,7 +25,7 @@ import { checkOmmers } from './chain/ommer-rules.ts';
 import { EXPECTED_MIX_HASH, validateHeader, type HeaderFacts, type HeaderRule } from './chain/header-rules.ts';
 import { encodeExtraData, vanityFrom, type QbftExtraData } from './chain/extra-data.ts';
 import { QbftService } from './consensus/qbft-service.ts';
-import type { HeightContext } from './consensus/qbft/core-types.ts';
+import type { ConsensusSigner, HeightContext } from './consensus/qbft/core-types.ts';
 import type { WireLayout } from './consensus/qbft/messages.ts';
 import { recoverAddressCached } from './consensus/qbft/signer-cache.ts';
 import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
@@ -69,6 +73,36 @@ export interface NodeConfig {
   privacy?: PrivacyConfig;
   /** Besu's local permissioning (--permissions-*-config-file-enabled): the accounts allowlist gates the pool; the PERM methods use it. */
   permissioning?: LocalPermissioning;
+  /** Signs consensus messages and commit seals (Besu's NodeKey or security module); default: `privateKey`. */
+  signer?: ConsensusSigner;
+  /** Builds the blocks this node proposes (Besu's QbftBlockCreator); `build` is the node's own creator. */
+  blockCreator?: BlockCreator;
+  /**
+   * New chain heads reach consensus as events (true, the default, as Besu's mining coordinator
+   * wires them); false leaves them to the caller (`qbft.onNewHead`), as Besu's QBFT integration
+   * tests do.
+   */
+  deliverNewChainHeads?: boolean;
+}
+
+/** What the consensus service asks a block creator for. */
+export interface BlockRequest {
+  height: number;
+  round: number;
+  timestampSeconds: number;
+  /** Re-propose this prepared block with its round replaced instead of building a new one. */
+  repropose?: NodeProposedBlock;
+}
+
+export type BlockCreator = (req: BlockRequest, build: (req: BlockRequest) => Promise<NodeProposedBlock>) => Promise<NodeProposedBlock>;
+
+/** A block proposal built on any parent: its coinbase, round, timestamp and transactions chosen. */
+export interface ProposalBlockSpec {
+  parent: ChainEntry;
+  round: number;
+  timestampSeconds: number;
+  coinbase: Hex;
+  transactions: TypedTransaction[];
 }
 
 export type ImportOutcome = { ok: true; status: 'head' | 'side' | 'known' } | { ok: false; reason: string };
@@ -295,6 +329,7 @@ export class QbftNode {
         layout: cfg.layout ?? 'besu26',
         maxRound: MAX_ROUND,
         bugs: cfg.bugs ?? NO_BUGS,
+        signer: cfg.signer,
       },
       clock: runtime.clock,
       timers: runtime.timers,
@@ -308,7 +343,7 @@ export class QbftNode {
       },
       gossip: cfg.gossip ?? true,
       validateBlock: (rlp, height) => this.validateProposedBlock(rlp, height),
-      createBlock: (req) => this.createBlock(req),
+      createBlock: (req) => (cfg.blockCreator ? cfg.blockCreator(req, (r) => this.createBlock(r)) : this.createBlock(req)),
       commitBlock: (block, round, seals) => this.commitBlock(block, round, seals),
       headNumber: () => this.chain.head().number,
       onPeerAhead: (peer, number) => this.sync.notePeerAhead(peer, number),
@@ -506,7 +541,7 @@ export class QbftNode {
         contractMode: params.validatorSelectionMode === 'contract',
         blockPeriodSeconds: params.blockPeriodSeconds,
         blockPeriodMilliseconds: params.blockPeriodMilliseconds,
-        nowSeconds: Math.floor(this.runtime.clock.nowMs() / 1000),
+        nowSeconds: Math.floor((this.runtime.systemClock ?? this.runtime.clock).nowMs() / 1000),
         londonBlock: this.config.genesis.forkBlocks['london'],
         committedSealHash: (round) => committedSealHash(header, round),
         recoverSealer: (hash, seal) => {
@@ -603,7 +638,7 @@ export class QbftNode {
       }
     for (const l of this.listeners) l.onHead?.(head, reorg);
     this.chain.pruneSideChains(64);
-    if (this.bft && !this.consensusPausedForSync) void this.qbft.onNewHead(await this.heightContext(head));
+    if (this.bft && !this.consensusPausedForSync && this.config.deliverNewChainHeads !== false) void this.qbft.onNewHead(await this.heightContext(head));
   }
 
   /**
@@ -684,7 +719,7 @@ export class QbftNode {
     return persisted.identity === identity ? undefined : 'world state already moved to another proposal of this height (persisted proposal state)';
   }
 
-  private async createBlock(req: { height: number; round: number; timestampSeconds: number; repropose?: NodeProposedBlock }): Promise<NodeProposedBlock> {
+  private async createBlock(req: BlockRequest): Promise<NodeProposedBlock> {
     // besu-6613: every block was built with round 0 and a prepared block was re-proposed unchanged.
     const roundZeroBlocks = this.bugs.has('besu-6613');
     if (req.repropose) {
@@ -693,36 +728,55 @@ export class QbftNode {
       return proposedBlockFrom(withExtraData(req.repropose.block, { ...extra, round: req.round, seals: [] }, this.common));
     }
     const head = this.chain.head();
-    // Besu: extraData (contract mode or not) from the fork at the parent's timestamp; reward and beneficiary at the block's own.
-    const contractMode = this.schedule.paramsAt(req.height, head.timestamp).validatorSelectionMode === 'contract';
-    const params = this.schedule.paramsAt(req.height, req.timestampSeconds);
-    const validators = await this.validators.forChildOf(head);
-    const extra: QbftExtraData = {
-      vanity: this.vanity,
-      validators: contractMode ? [] : validators,
-      vote: contractMode ? undefined : this.votes.nextVote(this.address, validators, this.validators.tallyAfter(head)),
+    if (head.number + 1 !== req.height) throw new Error(`asked to build block ${req.height} on head ${head.number}`);
+    return this.buildProposalBlock({
+      parent: head,
       round: roundZeroBlocks ? 0 : req.round,
-      seals: [],
-    };
-    const gasLimit = head.block.header.gasLimit;
-    const baseFee = this.nextBaseFee();
-    const stateRoot = head.block.header.stateRoot;
+      timestampSeconds: req.timestampSeconds,
+      coinbase: this.address,
+      transactions: await this.pendingForBlock(head),
+    });
+  }
+
+  /** The pool's transactions for a block on `parent`, as its block creator selects them. */
+  private async pendingForBlock(parent: ChainEntry): Promise<TypedTransaction[]> {
+    const stateRoot = parent.block.header.stateRoot;
     const nonces = new Map<Hex, bigint>();
     for (const tx of this.pool.pending()) {
       const sender = tx.getSenderAddress().toString().toLowerCase() as Hex;
       if (!nonces.has(sender)) nonces.set(sender, (await this.engine.getAccount(stateRoot, sender))?.nonce ?? 0n);
     }
-    const transactions = this.pool.selectForBlock(baseFee, gasLimit, (sender) => nonces.get(sender) ?? 0n);
+    return this.pool.selectForBlock(this.nextBaseFee(), parent.block.header.gasLimit, (sender) => nonces.get(sender) ?? 0n);
+  }
+
+  /**
+   * Builds and executes a proposal block on any parent, with this node's extraData rules (its
+   * vanity and pending vote). Besu: extraData (contract mode or not) from the fork at the parent's
+   * timestamp; reward and beneficiary at the block's own.
+   */
+  async buildProposalBlock(spec: ProposalBlockSpec): Promise<NodeProposedBlock> {
+    const { parent, round, timestampSeconds, coinbase } = spec;
+    const height = parent.number + 1;
+    const contractMode = this.schedule.paramsAt(height, parent.timestamp).validatorSelectionMode === 'contract';
+    const params = this.schedule.paramsAt(height, timestampSeconds);
+    const validators = await this.validators.forChildOf(parent);
+    const extra: QbftExtraData = {
+      vanity: this.vanity,
+      validators: contractMode ? [] : validators,
+      vote: contractMode ? undefined : this.votes.nextVote(this.address, validators, this.validators.tallyAfter(parent)),
+      round,
+      seals: [],
+    };
     const { block, receipts } = await this.engine.buildBlock({
-      parent: head.block,
-      parentHash: onchainBlockHash(head.block.header),
-      number: BigInt(req.height),
-      timestamp: req.timestampSeconds,
-      coinbase: this.address,
+      parent: parent.block,
+      parentHash: onchainBlockHash(parent.block.header),
+      number: BigInt(height),
+      timestamp: timestampSeconds,
+      coinbase,
       extraData: encodeExtraData(extra),
       mixHash: MIX_HASH,
-      transactions,
-      reward: this.rewardAt(req.height, req.timestampSeconds, this.address),
+      transactions: spec.transactions,
+      reward: this.rewardAt(height, timestampSeconds, coinbase),
       feeRecipient: params.miningBeneficiary,
     });
     this.remember(bytesToHex(onchainBlockHash(block.header)), receipts);

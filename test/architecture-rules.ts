@@ -50,6 +50,8 @@ export const LAYER_IMPORTS: Readonly<Record<Layer, readonly Layer[]>> = {
 /** Who reaches node/ only through NODE_SURFACE: the simulator, scenarios, reports and the library entry. */
 const OUTSIDE_NODE = /^(sim|scenarios|reports)\/|^[\w-]+\.tsx?$/;
 const BYZANTINE = /^sim\/byzantine(\.ts$|\/)/;
+/** The message-level harness (sim/harness/): one real node and scripted validator peers. */
+const HARNESS = /^sim\/harness\//;
 
 /**
  * The node modules that sim/, scenarios/, reports/ and the library entry may import, and who may
@@ -83,6 +85,9 @@ export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: 
   { module: 'node/chain/block-hashing.ts', usedBy: BYZANTINE, why: 'blocks and committed-seal hashes of forged proposals' },
   // The teaching reports explain the rules with the node's own definitions.
   { module: 'node/consensus/qbft/proposer-selection.ts', usedBy: /^reports\/teach\//, why: 'which validator proposes a round, for the explanation' },
+  { module: 'node/consensus/qbft/proposer-selection.ts', usedBy: HARNESS, why: 'which scripted peer proposes a round' },
+  { module: 'node/consensus/qbft/messages.ts', usedBy: HARNESS, why: "scripted peers sign, encode and decode QBFT messages" },
+  { module: 'node/chain/block-hashing.ts', usedBy: HARNESS, why: 'sealed blocks: commit round and seals written into extraData' },
   { module: 'node/consensus/qbft/validators/vote-tally.ts', usedBy: /^reports\/teach\//, why: 'the vote tally shown in lessons on adding and removing validators' },
   { module: 'node/chain/fork-schedule.ts', usedBy: /^reports\/teach\//, why: 'QbftForkParams of transitions (types)' },
 ];

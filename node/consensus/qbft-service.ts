@@ -19,7 +19,10 @@ export interface QbftLimits {
   futureMessagesMaxDistance: number;
   /** Besu's gossipedhistorylimit: messages this node sent or gossiped, never gossiped again while remembered. Default 1000. */
   gossipedHistoryLimit?: number;
-  /** Besu's messagequeuelimit: received messages waiting to be handled; beyond it they are dropped. Default 1000. */
+  /**
+   * Besu's messagequeuelimit: events (messages, timer expiries, new chain heads) waiting to be
+   * handled; an event that finds more than this many waiting is dropped. Default 1000.
+   */
   messageQueueLimit?: number;
 }
 
@@ -37,7 +40,7 @@ export interface QbftServiceDeps {
   commitBlock(block: NodeProposedBlock, round: number, seals: Uint8Array[]): Promise<void>;
   /** A peer sent a consensus message for a future height: its chain reaches at least `number` (tells sync). */
   onPeerAhead?(peer: PeerId, number: number): void;
-  /** The chain head's number: timer expiries and messages at or below it are stale (Besu's controller guards). */
+  /** The chain head's number: timer expiries and messages at or below it are stale when they arrive (Besu's QbftController). */
   headNumber(): number;
   /**
    * Sends a QBFT message to the connected peers whose address is one of `validators` (Besu's
@@ -63,7 +66,7 @@ export interface QbftStats {
   maxRound: number;
   rejected: number;
   malformed: number;
-  /** Received messages dropped because `messageQueueLimit` were already waiting. */
+  /** Events dropped because more than `messageQueueLimit` were already waiting. */
   dropped: number;
 }
 
@@ -112,7 +115,8 @@ export class QbftService {
   private readonly seen: BoundedSet;
   /** Besu's UniqueMessageMulticaster: what this node sent or gossiped. */
   private readonly gossiped: BoundedSet;
-  private queuedMessages = 0;
+  /** Events queued and not yet started (Besu's BftEventQueue size). */
+  private waitingEvents = 0;
   private readonly future = new Map<number, BufferedMessage[]>();
   private futureCount = 0;
   private futureBytes = 0;
@@ -140,22 +144,48 @@ export class QbftService {
     return run;
   }
 
-  /** A new chain head: start the next height (or idle if this node is not a validator for it). */
-  onNewHead(ctx: HeightContext): Promise<void> {
-    return this.enqueue(() => this.startHeight(ctx));
-  }
-
-  /** Besu's BftEventQueue drops messages once `messageQueueLimit` wait; timers and new heads always queue. */
-  onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> {
-    if (this.queuedMessages >= (this.deps.limits.messageQueueLimit ?? 1000)) {
+  /**
+   * Besu's BftEventQueue.add: every event, whatever its kind, is dropped when more than
+   * `messageQueueLimit` events already wait (a strict comparison, so limit + 1 can wait).
+   */
+  private enqueueEvent(job: () => Promise<void> | void): Promise<void> {
+    if (this.waitingEvents > (this.deps.limits.messageQueueLimit ?? 1000)) {
       this.stats.dropped++;
       return Promise.resolve();
     }
-    this.queuedMessages++;
+    this.waitingEvents++;
     return this.enqueue(() => {
-      this.queuedMessages--;
-      return this.receive(from, code, data);
+      this.waitingEvents--;
+      return job();
     });
+  }
+
+  /** A new chain head: start the next height (or idle if this node is not a validator for it). */
+  onNewHead(ctx: HeightContext): Promise<void> {
+    return this.enqueueEvent(() => this.startHeight(ctx));
+  }
+
+  onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> {
+    return this.enqueueEvent(() => this.receive(from, code, data));
+  }
+
+  /** A block timer expiry for `height` and `round`, as the node's own timer delivers it (Besu's BlockTimerExpiry). */
+  onBlockTimerExpiry(height: number, round: number): Promise<void> {
+    return this.enqueueEvent(() => this.blockTimerExpired(height, round));
+  }
+
+  /** A round timer expiry for `height` and `round` (Besu's RoundExpiry). */
+  onRoundExpiry(height: number, round: number): Promise<void> {
+    return this.enqueueEvent(() => this.roundExpired(height, round));
+  }
+
+  /** Resolves once every queued event, and every event those queued, has been handled. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const tail = this.queue;
+      await tail;
+      if (tail === this.queue) return;
+    }
   }
 
   /** Per-round state the current height holds (none when this node is not a validator for it). */
@@ -195,7 +225,7 @@ export class QbftService {
     if (this.deps.cfg.bugs.has('besu-10052') && previous && this.blockTimer !== undefined && previous.currentRound() === undefined) {
       this.deps.timers.cancelTimer(this.blockTimer);
       this.blockTimer = undefined;
-      await this.feed(previous, { type: 'blockTimerExpired', nowMs: this.now(), height: previous.height }, true);
+      await this.feed(previous, { type: 'blockTimerExpired', nowMs: this.now(), height: previous.height, round: 0 });
     }
     if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
     if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
@@ -312,20 +342,33 @@ export class QbftService {
     await this.feed(manager, event);
   }
 
-  /** `staleAllowed`: only for the known-bug switches that re-introduce a missing head check. */
-  private async feed(manager: HeightManager, event: CoreEvent, staleAllowed = false): Promise<void> {
-    if (manager !== this.manager) return;
-    await this.perform(manager.handle(event), staleAllowed);
+  /**
+   * Besu's QbftController.handleBlockTimerExpiry / handleRoundExpiry: an expiry for a height the
+   * chain already holds, or for another height than the current one, is dropped when it arrives.
+   * Nothing later re-checks: a block built or validated while sync imports the height still goes out.
+   */
+  private blockTimerExpired(height: number, round: number): Promise<void> | void {
+    this.deps.log.trace({ kind: 'block-timer-expired', height });
+    if (height <= this.deps.headNumber() || this.manager?.height !== height) return;
+    return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height, round });
   }
 
-  private async perform(actions: CoreAction[], staleAllowed = false): Promise<void> {
+  private roundExpired(height: number, round: number): Promise<void> | void {
+    this.deps.log.trace({ kind: 'round-timer-expired', height, round });
+    if (height <= this.deps.headNumber() || this.manager?.height !== height) return;
+    return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
+  }
+
+  private async feed(manager: HeightManager, event: CoreEvent): Promise<void> {
+    if (manager !== this.manager) return;
+    await this.perform(manager.handle(event));
+  }
+
+  private async perform(actions: CoreAction[]): Promise<void> {
     const manager = this.manager;
     for (const action of actions) {
-      if (manager !== this.manager) return;
-      // The one guard against acting on a height already imported: an expiry or a message may reach
-      // the old height manager before the new head does, and block validation or building may wait
-      // while sync imports this very height.
-      if (manager && !staleAllowed && manager.height <= this.deps.headNumber()) return;
+      // A job runs to its end before the next starts, so the height manager cannot change under it.
+      if (manager !== this.manager) throw new Error('height manager replaced during its own event');
       switch (action.type) {
         case 'broadcast': {
           const data = encodeMessage(action.message, this.deps.cfg.layout);
@@ -340,13 +383,10 @@ export class QbftService {
           const height = action.height;
           const delayMs = action.atMs - this.now();
           this.deps.log.trace({ kind: 'block-timer-set', height, atMs: action.atMs, delayMs });
-          this.blockTimer = this.deps.timers.setTimer(delayMs, () =>
-            this.enqueue(() => {
-              this.blockTimer = undefined;
-              this.deps.log.trace({ kind: 'block-timer-expired', height });
-              if (this.manager) return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height });
-            }),
-          );
+          this.blockTimer = this.deps.timers.setTimer(delayMs, () => {
+            this.blockTimer = undefined;
+            return this.onBlockTimerExpiry(height, 0);
+          });
           break;
         }
         case 'setRoundTimer': {
@@ -355,13 +395,10 @@ export class QbftService {
           this.stats.round = round;
           if (round > 0) this.stats.roundChanges++;
           if (round > this.stats.maxRound) this.stats.maxRound = round;
-          this.roundTimer = this.deps.timers.setTimer(action.delayMs, () =>
-            this.enqueue(() => {
-              this.roundTimer = undefined;
-              this.deps.log.trace({ kind: 'round-timer-expired', height, round });
-              if (this.manager) return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
-            }),
-          );
+          this.roundTimer = this.deps.timers.setTimer(action.delayMs, () => {
+            this.roundTimer = undefined;
+            return this.onRoundExpiry(height, round);
+          });
           break;
         }
         case 'cancelRoundTimer':
@@ -385,7 +422,7 @@ export class QbftService {
           if (this.deps.cfg.bugs.has('besu-1734') && manager && this.roundTimer !== undefined) {
             this.deps.timers.cancelTimer(this.roundTimer);
             this.roundTimer = undefined;
-            await this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height: action.height, round: action.round }, true);
+            await this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height: action.height, round: action.round });
           }
           break;
         case 'trace':

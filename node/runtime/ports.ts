@@ -89,6 +89,11 @@ export interface Log {
 
 export interface Runtime {
   clock: Clock;
+  /**
+   * The clock block headers' timestamps are judged against (Besu: the system clock, while its
+   * consensus clock is injected). Absent: `clock`.
+   */
+  systemClock?: Clock;
   timers: Timers;
   random: Random;
   transport: Transport;

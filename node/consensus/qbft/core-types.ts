@@ -45,8 +45,16 @@ export interface HeightContext {
   emptyBlockPeriodSeconds: number;
 }
 
+/**
+ * Signs a 32-byte hash as this node (Besu's NodeKey, which may sit in a security module): returns
+ * the 65-byte signature, or throws when signing fails (an HSM that is down).
+ */
+export type ConsensusSigner = (hash: Uint8Array) => Uint8Array;
+
 export interface CoreConfig {
   privateKey: Uint8Array;
+  /** Signs messages and commit seals; absent: signs with `privateKey`. */
+  signer?: ConsensusSigner;
   address: Hex;
   earlyRoundChange: boolean;
   layout: WireLayout;
@@ -62,7 +70,7 @@ export interface CoreConfig {
 
 export type CoreEvent =
   | { type: 'newHeight'; nowMs: number; ctx: HeightContext }
-  | { type: 'blockTimerExpired'; nowMs: number; height: number }
+  | { type: 'blockTimerExpired'; nowMs: number; height: number; round: number }
   | { type: 'roundTimerExpired'; nowMs: number; height: number; round: number }
   | { type: 'blockCreated'; nowMs: number; height: number; round: number; block: ProposedBlock }
   | { type: 'proposal'; nowMs: number; message: ProposalMessage; block: ProposedBlock | undefined }
@@ -87,8 +95,17 @@ export type CoreAction =
       height: number;
       round: number;
       timestampSeconds: number;
-      /** Re-propose this prepared block with the round replaced instead of building a new one. */
+      /**
+       * Re-propose this prepared block with only the round in its extraData replaced (coinbase and
+       * all else kept: Besu's replaceRoundAndProposerForProposalBlock ignores the proposer).
+       */
       repropose?: ProposedBlock;
+      /**
+       * Not a proposal: a non-proposer inside the empty-block period builds the candidate block only
+       * to learn whether it would be empty (Besu's wouldCreateEmptyBlock). Build it exactly as a
+       * proposal block (the pool's selection at `timestampSeconds`) and answer with blockCreated.
+       */
+      emptyCheck?: boolean;
     }
   | { type: 'commitBlock'; height: number; round: number; block: ProposedBlock; seals: Uint8Array[] }
   | { type: 'trace'; event: ConsensusTraceEvent };
