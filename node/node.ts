@@ -727,14 +727,15 @@ export class QbftNode {
       const extra = extraDataOf(req.repropose.block.header);
       return proposedBlockFrom(withExtraData(req.repropose.block, { ...extra, round: req.round, seals: [] }, this.common));
     }
-    const head = this.chain.head();
-    if (head.number + 1 !== req.height) throw new Error(`asked to build block ${req.height} on head ${head.number}`);
+    // On the height's parent, as Besu's height manager holds it: sync may have moved the head meanwhile.
+    const parent = this.chain.canonicalAt(req.height - 1);
+    if (!parent) throw new Error(`no parent for block ${req.height}`);
     return this.buildProposalBlock({
-      parent: head,
+      parent,
       round: roundZeroBlocks ? 0 : req.round,
       timestampSeconds: req.timestampSeconds,
       coinbase: this.address,
-      transactions: await this.pendingForBlock(head),
+      transactions: await this.pendingForBlock(parent),
     });
   }
 
@@ -746,7 +747,9 @@ export class QbftNode {
       const sender = tx.getSenderAddress().toString().toLowerCase() as Hex;
       if (!nonces.has(sender)) nonces.set(sender, (await this.engine.getAccount(stateRoot, sender))?.nonce ?? 0n);
     }
-    return this.pool.selectForBlock(this.nextBaseFee(), parent.block.header.gasLimit, (sender) => nonces.get(sender) ?? 0n);
+    const header = parent.block.header;
+    const baseFee = this.engine.nextBaseFee(header, header.number + 1n, header.timestamp + 1n);
+    return this.pool.selectForBlock(baseFee, header.gasLimit, (sender) => nonces.get(sender) ?? 0n);
   }
 
   /**

@@ -186,12 +186,24 @@ test('a message seen again after it left the duplicate filter is handled again b
   t.is(await run(0), 3, 'planted: without the gossip history the late copy is gossiped again');
 });
 
-test('received messages beyond messagequeuelimit are dropped and counted; the rest are handled (Besu BftEventQueue)', async (t) => {
+test('events beyond messagequeuelimit are dropped and counted; the rest are handled (Besu BftEventQueue: size > limit)', async (t) => {
   const { service, sent, ctx } = harness({ duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10, messageQueueLimit: 2 });
   await service.onNewHead(ctx);
-  await Promise.all([0, 2, 3].map((author, i) => service.onMessage('peer', MessageCode.PREPARE, prepareBytes(author, 1, 0, `q${i}`))));
-  t.is(service.stats.dropped, 1);
-  t.is(sent.length, 2);
+  await Promise.all([0, 2, 3, 0].map((author, i) => service.onMessage('peer', MessageCode.PREPARE, prepareBytes(author, 1, 0, `q${i}`))));
+  t.is(service.stats.dropped, 1, 'limit + 1 events may wait; the next is dropped');
+  t.is(sent.length, 3);
   await service.onMessage('peer', MessageCode.PREPARE, prepareBytes(3, 1, 0, 'later'));
-  t.is(sent.length, 3, 'the queue drains and takes messages again');
+  t.is(sent.length, 4, 'the queue drains and takes messages again');
+});
+
+test('timer expiries and new chain heads count against messagequeuelimit like messages (Besu BftEventQueue)', async (t) => {
+  const { service, traces, ctx } = harness({ duplicateMessageLimit: 100, futureMessagesLimit: 50, futureMessagesMaxDistance: 10, messageQueueLimit: 1 });
+  await service.onNewHead(ctx);
+  const expiry = service.onRoundExpiry(1, 0);
+  const message = service.onMessage('peer', MessageCode.PREPARE, prepareBytes(0, 1, 0, 'waiting'));
+  const head = service.onNewHead({ ...ctx, height: 2 });
+  await Promise.all([expiry, message, head]);
+  t.is(service.stats.dropped, 1, 'the new chain head found two events waiting and was dropped');
+  t.is(service.stats.height, 1);
+  t.true(traces.some((e) => e.kind === 'round-timer-expired'), 'the expiry itself was queued and handled');
 });
