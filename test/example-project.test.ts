@@ -44,9 +44,9 @@ test('the example project runs its own scenarios, extensions and fuzz property t
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(await packageDir(scratch), join(project, 'node_modules', 'qbft-lab'), 'dir');
 
-  const tests = await run(['--import', 'tsx', '--test', 'test/own-scenarios.test.ts', 'test/fuzz-property.test.ts'], project);
+  const tests = await run(['--import', 'tsx', '--test', 'test/own-scenarios.test.ts', 'test/fuzz-property.test.ts', 'test/message-level.test.ts'], project);
   t.is(tests.status, 0, tests.output);
-  t.regex(tests.output, /# pass 6\b/);
+  t.regex(tests.output, /# pass 7\b/);
   t.regex(tests.output, /# fail 0\b/);
 
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -55,7 +55,7 @@ test('the example project runs its own scenarios, extensions and fuzz property t
 });
 
 test('the example imports nothing but the package entry point', (t) => {
-  for (const file of ['test/own-scenarios.test.ts', 'test/fuzz-property.test.ts', 'test/extensions.ts']) {
+  for (const file of ['test/own-scenarios.test.ts', 'test/fuzz-property.test.ts', 'test/message-level.test.ts', 'test/extensions.ts']) {
     const source = readFileSync(join(EXAMPLE, file), 'utf8');
     const specifiers = [...source.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
     const outside = specifiers.filter((s) => !(s === 'qbft-lab' || s.startsWith('node:') || s.startsWith('./')));
