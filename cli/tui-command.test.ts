@@ -24,7 +24,7 @@ test('tui without a terminal prints the plain replay: every lane at each key mom
   const out = io.stdout;
   t.regex(out, /^proposer-crash · 4 validators · block period 1s · round timer 2s x 2\^round$/m);
   t.regex(out, /^seed 1 · trace 0x[0-9a-f]{64} · 30\.000s virtual · \d+ key moments$/m);
-  const block = out.slice(out.indexOf('\n5.000s  v0, v3, v1: round 0 timer expired, height 3 moves to round 1'));
+  const block = out.slice(out.indexOf('\n5.000s  v1, v0, v3: round 0 timer expired, height 3 moves to round 1'));
   const lanes = block.split('\n').slice(2, 7);
   t.regex(lanes[0]!, /^ node height rnd phase/);
   for (const l of [lanes[1], lanes[2], lanes[4]]) t.regex(l!, /h3\s+r1\s+round change\s+rnd 4\.00s/);

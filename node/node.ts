@@ -12,7 +12,7 @@ import { Chain, type BlockHasher, type ChainEntry, type ReorgEvent } from './cha
 import { checkBlobGasFields } from './chain/blob-gas-rules.ts';
 import { NodePrivacy, type PrivacyConfig } from './privacy/node-privacy.ts';
 export type { PrivacyConfig } from './privacy/node-privacy.ts';
-export type { NodeProposedBlock } from './consensus/proposed-block.ts';
+export type { NodeProposedBlock, Reproposal } from './consensus/proposed-block.ts';
 export type { ChainEntry } from './chain/chain.ts';
 export type { ConsensusSigner } from './consensus/qbft/core-types.ts';
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
@@ -29,7 +29,7 @@ import type { ConsensusSigner, HeightContext } from './consensus/qbft/core-types
 import type { WireLayout } from './consensus/qbft/messages.ts';
 import { recoverAddressCached } from './consensus/qbft/signer-cache.ts';
 import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
-import { proposedBlockFrom, type NodeProposedBlock } from './consensus/proposed-block.ts';
+import { proposedBlockFrom, type NodeProposedBlock, type Reproposal } from './consensus/proposed-block.ts';
 import { ExecutionEngine, type ExecuteOptions, type Reward, type Rewards, type TxReceipt } from './execution/engine.ts';
 import { TxPool } from './execution/tx-pool.ts';
 import type { TrieNodeStore } from './execution/state-db.ts';
@@ -75,6 +75,12 @@ export interface NodeConfig {
   permissioning?: LocalPermissioning;
   /** Signs consensus messages and commit seals (Besu's NodeKey or security module); default: `privateKey`. */
   signer?: ConsensusSigner;
+  /**
+   * How a prepared block is re-proposed and how validation recomputes its hash (Besu's
+   * QbftBlockInterface.replaceRoundAndProposerForProposalBlock). Default: Besu's, which replaces
+   * the round only and keeps the coinbase.
+   */
+  reproposal?: Reproposal;
   /** Builds the blocks this node proposes (Besu's QbftBlockCreator); `build` is the node's own creator. */
   blockCreator?: BlockCreator;
   /**
@@ -689,7 +695,7 @@ export class QbftNode {
     if (Number(block.header.number) === height && bytesToHex(block.header.parentHash) === head.hash) {
       const problem = (await this.checkHeader(block, head, false)) ?? (await this.execute(block, head));
       const reason = problem ?? this.persistedProposalConflict(block, height);
-      if (reason === undefined) result = proposedBlockFrom(block, rlp);
+      if (reason === undefined) result = proposedBlockFrom(block, rlp, this.config.reproposal);
       else this.runtime.log.trace({ kind: 'proposal-block-invalid', number: height, digest, reason });
       timeDependent = problem?.startsWith(`${TIME_DEPENDENT_RULE}:`) === true;
     }
@@ -724,8 +730,10 @@ export class QbftNode {
     const roundZeroBlocks = this.bugs.has('besu-6613');
     if (req.repropose) {
       if (roundZeroBlocks) return req.repropose;
-      const extra = extraDataOf(req.repropose.block.header);
-      return proposedBlockFrom(withExtraData(req.repropose.block, { ...extra, round: req.round, seals: [] }, this.common));
+      const prepared = req.repropose.block;
+      const { reproposal } = this.config;
+      const block = reproposal ? reproposal(prepared, req.round, this.address) : withExtraData(prepared, { ...extraDataOf(prepared.header), round: req.round, seals: [] }, this.common);
+      return proposedBlockFrom(block, undefined, reproposal);
     }
     // On the height's parent, as Besu's height manager holds it: sync may have moved the head meanwhile.
     const parent = this.chain.canonicalAt(req.height - 1);
@@ -783,7 +791,7 @@ export class QbftNode {
       feeRecipient: params.miningBeneficiary,
     });
     this.remember(bytesToHex(onchainBlockHash(block.header)), receipts);
-    return proposedBlockFrom(block);
+    return proposedBlockFrom(block, undefined, this.config.reproposal);
   }
 
 

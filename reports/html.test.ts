@@ -69,7 +69,7 @@ test('messages are embedded for the on-demand view, not drawn', async (t) => {
   t.deepEqual(data.lanes, ['v0', 'v1', 'v2', 'v3']);
   t.is(data.messages.length, tl.messages.length);
   t.true(data.types.includes('ROUND_CHANGE'));
-  t.regex(html, /<input type="checkbox" id="show-messages"> show messages \(728\)/);
+  t.regex(html, /<input type="checkbox" id="show-messages"> show messages \(720\)/);
 });
 
 test('invariants, expectations and Besu round summaries are in the page', async (t) => {
@@ -79,7 +79,7 @@ test('invariants, expectations and Besu round summaries are in the page', async 
   t.is([...html.matchAll(/<tr data-ok="true"><td>/g)].length, proposerCrash.expect.length);
   t.regex(html, /<div class="round-summary" data-height="3"><h3>Height 3: BFT round summary \(quorum = 3\)<\/h3><p>height 3 committed in round 1 \(proposer v3\) at 5\.\d{3} s\.<\/p>/);
   t.regex(html, /<tr><td>v2<\/td><td class="address">0x[0-9a-f]{40}<\/td><td>-<\/td><td>-<\/td><td>down<\/td><\/tr>/);
-  t.regex(html, /<tr data-time-ms="5000" title="show on the timeline"><td>5\.000 s<\/td><td>v0, v3, v1: round 0 timer expired, height 3 moves to round 1 \(round timer expired\)<\/td><\/tr>/);
+  t.regex(html, /<tr data-time-ms="5000" title="show on the timeline"><td>5\.000 s<\/td><td>v1, v0, v3: round 0 timer expired, height 3 moves to round 1 \(round timer expired\)<\/td><\/tr>/);
 });
 
 test('the Markdown report carries the same summary', async (t) => {

@@ -88,6 +88,7 @@ export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: 
   { module: 'node/consensus/qbft/proposer-selection.ts', usedBy: HARNESS, why: 'which scripted peer proposes a round' },
   { module: 'node/consensus/qbft/messages.ts', usedBy: HARNESS, why: "scripted peers sign, encode and decode QBFT messages" },
   { module: 'node/chain/block-hashing.ts', usedBy: HARNESS, why: 'sealed blocks: commit round and seals written into extraData' },
+  { module: 'node/chain/chain.ts', usedBy: HARNESS, why: 'a sealed block not stored yet as a parent to build on (entryFromBlock)' },
   { module: 'node/consensus/qbft/validators/vote-tally.ts', usedBy: /^reports\/teach\//, why: 'the vote tally shown in lessons on adding and removing validators' },
   { module: 'node/chain/fork-schedule.ts', usedBy: /^reports\/teach\//, why: 'QbftForkParams of transitions (types)' },
 ];

@@ -7,11 +7,12 @@ import { createBlockFromBytesArray, type Block, type BlockHeader } from '@ethere
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.ts';
-import { bytesToHex } from '../crypto/bytes.ts';
+import { bytesToHex, hexToBytes, type Hex } from '../crypto/bytes.ts';
 import { decodingCommon } from './decoding-common.ts';
 import { decodeExtraData, encodeExtraData, type QbftExtraData } from './extra-data.ts';
 
 const EXTRA_DATA_INDEX = 12;
+const COINBASE_INDEX = 2;
 
 // Headers are frozen by @ethereumjs/block, so a header's hashes never change.
 const onchainCache = new WeakMap<BlockHeader, Uint8Array>();
@@ -131,6 +132,15 @@ export function blockToRlp(block: Block): Uint8Array {
 export function blockFromValues(values: Uint8Array[][] | unknown[], common: Common): Block {
   const key = bytesToHex(keccak256(RLP.encode(values as never)));
   return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common: decodeCommonFor(common, (values as unknown[])[0]), skipConsensusFormatValidation: true }));
+}
+
+/** The block with another coinbase (header only: its state root is left as it was). */
+export function withCoinbase(block: Block, coinbase: Hex, common: Common): Block {
+  const raw = block.raw();
+  const header = [...raw[0]];
+  header[COINBASE_INDEX] = hexToBytes(coinbase);
+  raw[0] = header;
+  return blockFromValues(raw, common);
 }
 
 export function withExtraData(block: Block, extra: QbftExtraData, common: Common): Block {

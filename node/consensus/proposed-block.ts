@@ -8,7 +8,11 @@ export interface NodeProposedBlock extends ProposedBlock {
   readonly block: Block;
 }
 
-export function proposedBlockFrom(block: Block, rlp?: Uint8Array): NodeProposedBlock {
+/** Besu's QbftBlockInterface.replaceRoundAndProposerForProposalBlock: a prepared block rewritten for a new round and proposer. */
+export type Reproposal = (block: Block, round: number, proposer: Hex) => Block;
+
+/** `reproposal`: the node's block interface when it has its own (default: Besu's, the round only). */
+export function proposedBlockFrom(block: Block, rlp?: Uint8Array, reproposal?: Reproposal): NodeProposedBlock {
   const extra = extraDataOf(block.header);
   const digest = bytesToHex(committedSealHash(block.header));
   const digests = new Map<number, Hex>([[extra.round, digest]]);
@@ -24,6 +28,10 @@ export function proposedBlockFrom(block: Block, rlp?: Uint8Array): NodeProposedB
       return encoded;
     },
     digest,
+    digestAsReproposed(round: number, proposer: Hex): Hex {
+      if (!reproposal) return this.digestForRound(round);
+      return bytesToHex(committedSealHash(reproposal(block, round, proposer).header));
+    },
     digestForRound(round: number): Hex {
       let d = digests.get(round);
       if (d === undefined) {

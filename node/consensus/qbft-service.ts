@@ -225,7 +225,7 @@ export class QbftService {
     if (this.deps.cfg.bugs.has('besu-10052') && previous && this.blockTimer !== undefined && previous.currentRound() === undefined) {
       this.deps.timers.cancelTimer(this.blockTimer);
       this.blockTimer = undefined;
-      await this.feed(previous, { type: 'blockTimerExpired', nowMs: this.now(), height: previous.height, round: 0 });
+      await this.actOnBlockTimer(previous, previous.height, 0);
     }
     if (this.blockTimer !== undefined) this.deps.timers.cancelTimer(this.blockTimer);
     if (this.roundTimer !== undefined) this.deps.timers.cancelTimer(this.roundTimer);
@@ -348,15 +348,24 @@ export class QbftService {
    * Nothing later re-checks: a block built or validated while sync imports the height still goes out.
    */
   private blockTimerExpired(height: number, round: number): Promise<void> | void {
-    this.deps.log.trace({ kind: 'block-timer-expired', height });
     if (height <= this.deps.headNumber() || this.manager?.height !== height) return;
-    return this.feed(this.manager, { type: 'blockTimerExpired', nowMs: this.now(), height, round });
+    return this.actOnBlockTimer(this.manager, height, round);
   }
 
   private roundExpired(height: number, round: number): Promise<void> | void {
-    this.deps.log.trace({ kind: 'round-timer-expired', height, round });
     if (height <= this.deps.headNumber() || this.manager?.height !== height) return;
-    return this.feed(this.manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
+    return this.actOnRoundTimer(this.manager, height, round);
+  }
+
+  /** The expiry reaches the height manager: traced here only, so the checkers see what was acted on. */
+  private actOnBlockTimer(manager: HeightManager, height: number, round: number): Promise<void> {
+    this.deps.log.trace({ kind: 'block-timer-expired', height });
+    return this.feed(manager, { type: 'blockTimerExpired', nowMs: this.now(), height, round });
+  }
+
+  private actOnRoundTimer(manager: HeightManager, height: number, round: number): Promise<void> {
+    this.deps.log.trace({ kind: 'round-timer-expired', height, round });
+    return this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height, round });
   }
 
   private async feed(manager: HeightManager, event: CoreEvent): Promise<void> {
@@ -422,7 +431,7 @@ export class QbftService {
           if (this.deps.cfg.bugs.has('besu-1734') && manager && this.roundTimer !== undefined) {
             this.deps.timers.cancelTimer(this.roundTimer);
             this.roundTimer = undefined;
-            await this.feed(manager, { type: 'roundTimerExpired', nowMs: this.now(), height: action.height, round: action.round });
+            await this.actOnRoundTimer(manager, action.height, action.round);
           }
           break;
         case 'trace':

@@ -53,7 +53,7 @@ test('the first frame: one lane per validator, the status bar and at most 23 lin
   const { app, settle } = start(d);
   const f = await settle();
   for (const v of ['v0', 'v1', 'v2', 'v3']) t.regex(lane(f, v), /h1\s+-\s+block timer\s+blk 1\.00s/);
-  t.regex(f, /0\.000s \/ 30\.000s {2}paused {2}1x {2}seed 1 {2}trace 0x44512ba3/);
+  t.regex(f, /0\.000s \/ 30\.000s {2}paused {2}1x {2}seed 1 {2}trace 0x206df362/);
   t.regex(f, /proposer-crash · 4 validators · block period 1s · round timer 2s x 2\^round/);
   const lines = f.split('\n');
   t.true(lines.length <= 23, `${lines.length} lines`);
@@ -69,8 +69,8 @@ test('r jumps to the round change: the crashed proposer is down, the others in r
   t.regex(lane(f, 'v2'), /^ v2\s+-\s+-\s+down\s+-\s+crashed/);
   for (const v of ['v0', 'v1', 'v3']) t.regex(lane(f, v), /h3\s+r1\s+round change\s+rnd 4\.00s/, v);
   t.regex(lane(f, 'v3'), /^ v3\*/, 'v3 proposes round 1');
-  t.regex(f, /^> {3}5\.000s {2}v0, v3, v1: round 0 timer expired, height 3 moves to round 1/m);
-  t.regex(f, /next 5\.068s {2}block 3 committed in round 1 proposed by v3/);
+  t.regex(f, /^> {3}5\.000s {2}v1, v0, v3: round 0 timer expired, height 3 moves to round 1/m);
+  t.regex(f, /next 5\.084s {2}block 3 committed in round 1 proposed by v3/);
   app.unmount();
 });
 
@@ -81,9 +81,9 @@ test('stepping: s and the right arrow move to the next change, c to the commit, 
   t.regex(await press('\u001B[C'), /^ 1\.0\d\ds \/ 30\.000s/m);
   await press('r');
   const committed = await press('c');
-  t.regex(committed, /^ 5\.068s/m);
-  t.regex(lane(committed, 'v3'), /h4\s+-\s+committed #3/);
-  t.regex(await press('\u001B[D'), /^ 5\.0[0-6]\ds/m);
+  t.regex(committed, /^ 5\.084s/m);
+  t.regex(lane(committed, 'v1'), /h4\s+-\s+committed #3/);
+  t.regex(await press('\u001B[D'), /^ 5\.0[0-8]\ds/m);
   t.regex(await press('C'), /^ 2\.\d{3}s/m, 'previous commit: block 2');
   app.unmount();
 });

@@ -50,7 +50,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       validators: 4,
       genesis: { requestTimeoutSeconds: 1, duplicateMessageLimit: 4 },
       network: { latency: { kind: 'uniform', minMs: 5, maxMs: 30 }, loss: 0.1, duplicate: 0.3, reorder: 0.5, reorderWindowMs: 1_500, gossip: false },
-      durationMs: 30_000,
+      durationMs: 35_000,
       steps: [],
       expect: [{ kind: 'min-height', height: 8 }],
     },
@@ -67,10 +67,10 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'this can fork (PR #1575 drops expiries and messages at or below the chain head). The switch lets the committing ' +
       'round\'s timer expire into the old height manager right after the import, every time (the race always lost).',
     symptom: 'work on an imported height',
-    caughtBy: ['honest-messages', 'round-start'],
+    caughtBy: ['round-start'],
     scenario: {
       name: 'bug-besu-1734',
-      description: 'Four honest validators, no faults: no node may start a round or send a message for a height it has imported.',
+      description: 'Four honest validators, no faults: no node may act on a timer expiry for a height it has imported.',
       validators: 4,
       durationMs: 15_000,
       steps: [],
@@ -128,7 +128,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       're-proposed unchanged, while proposal validation wrote the prepared round into the block before comparing ' +
       'its hash with the prepared certificate. Any block prepared in round >= 1 and not committed could never be ' +
       're-proposed: the height stalls. The switch builds every block with round 0, re-proposes unchanged, and ' +
-      'drops the check that a proposed block carries its proposal\'s round.',
+      'prepares the node\'s own proposal without validating it (as before PR #7875).',
     symptom: 'stall',
     caughtBy: ['honest-messages', 'liveness'],
     scenario: {

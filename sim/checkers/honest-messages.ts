@@ -2,8 +2,6 @@
  * Honest messages are well-formed: what an honest validator itself puts on the network must be
  * something every correct peer accepts, judged here with the checkers' own decoder, quorum
  * arithmetic and validator sets (never the node's validation code):
- * - no consensus message for a height at or below the sender's own chain head (the cheap oracle of
- *   Besu #1734 and #10052: work on a height the node has already imported);
  * - a ROUND_CHANGE with a prepared certificate carries a quorum of PREPAREs from distinct
  *   validators, each for the certificate's height, round and block;
  * - a PROPOSAL for round > 0 carries a quorum of ROUND_CHANGEs for that round from distinct
@@ -37,7 +35,7 @@ export class HonestMessagesChecker extends ModelChecker {
     if (!signer || !this.model.honest(o.from)) return;
     const sender = this.model.node(o.from);
     if (sender.address !== signer) return;
-    const problem = this.judge(m, sender.head);
+    const problem = this.judge(m);
     if (problem === undefined) return;
     const p = m.signed.payload;
     this.report({ atMs: o.atMs, node: o.from, height: p.height, round: p.round, reason: `${o.from} sent ${problem}`, line: this.describe(o) });
@@ -58,9 +56,13 @@ export class HonestMessagesChecker extends ModelChecker {
     this.proposals.set(key, seen);
   }
 
-  private judge(m: QbftMessage, head: number): string | undefined {
+  /**
+   * A message for a height the sender has already imported is not judged on that account: Besu
+   * sends one when sync imports the height while a proposal is validated or built, or when
+   * accepting a proposal completes the commit quorum before its PREPARE goes out; peers discard it.
+   */
+  private judge(m: QbftMessage): string | undefined {
     const p = m.signed.payload;
-    if (p.height <= head) return `a ${m.kind} for height ${p.height}, at or below its own chain head ${head}`;
     if (m.kind === 'prepare' && p.kind === 'prepare') {
       const seen = this.proposals.get(`${p.height}/${p.round}/${p.digest}`);
       if (seen && seen.length > 0 && seen.every((problem) => problem !== undefined)) return `a prepare endorsing an unjustified proposal: ${seen[0]}`;

@@ -125,6 +125,11 @@ export class ObservationFeed {
         if (node === null || height === undefined || round === undefined) return undefined;
         return { type: line.kind, atMs, line, node, height, round };
       }
+      case 'block-timer-expired': {
+        const height = int(line.height);
+        if (node === null || height === undefined) return undefined;
+        return { type: 'block-timer-expired', atMs, line, node, height };
+      }
       case 'block-imported': {
         const number = int(line.number);
         const hash = line.hash;

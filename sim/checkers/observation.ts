@@ -65,6 +65,15 @@ export interface RoundTimerExpired {
   round: number;
 }
 
+/** A node's block timer expiry reached its height manager (round 0 of `height` may start). */
+export interface BlockTimerExpired {
+  type: 'block-timer-expired';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  height: number;
+}
+
 export interface BlockImported {
   type: 'block-imported';
   atMs: number;
@@ -132,6 +141,7 @@ export type Observation =
   | Fault
   | RoundStarted
   | RoundTimerExpired
+  | BlockTimerExpired
   | BlockImported
   | Reorg
   | MessageSent

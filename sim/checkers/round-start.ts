@@ -1,7 +1,9 @@
 /**
  * When rounds may start, judged from the trace and the chain alone:
- * - no round starts at a height at or below the node's own chain head (work on a height it has
- *   already imported: the symptom of Besu #1734 and #10052);
+ * - no block or round timer expiry for a height at or below the node's own chain head reaches its
+ *   height manager (Besu drops them when they arrive: the fixes of #1734 and #10052). Work that
+ *   began before sync imported the height may still go on and send messages, as in Besu, so rounds
+ *   and messages for an imported height are not judged themselves;
  * - round 0 of a height starts when the node's block timer expires, at the parent's timestamp plus
  *   the block period on the node's own clock as it was when the height began (Besu PR #2112; a
  *   later clock adjustment moves the clock, not the pending timer), or earlier only because a round-0
@@ -56,19 +58,24 @@ export class RoundStartChecker extends ModelChecker {
         if (p.round === 0 && !this.firstRoundZeroProposalMs.has(p.height)) this.firstRoundZeroProposalMs.set(p.height, o.atMs);
         break;
       }
-      case 'round-started': {
-        if (!this.model.honest(o.node)) return;
-        const head = this.model.node(o.node).head;
-        if (o.height <= head) {
-          this.report({ atMs: o.atMs, node: o.node, height: o.height, round: o.round, reason: `${o.node} started round ${o.round} of height ${o.height}, at or below its own chain head ${head}`, line: lineText(o.line) });
-          return;
-        }
-        if (o.round === 0) this.checkRoundZero(o);
+      case 'round-timer-expired':
+      case 'block-timer-expired':
+        this.judgeExpiry(o);
         break;
-      }
+      case 'round-started':
+        if (this.model.honest(o.node) && o.round === 0 && o.height > this.model.node(o.node).head) this.checkRoundZero(o);
+        break;
       default:
         break;
     }
+  }
+
+  private judgeExpiry(o: Observation & { type: 'round-timer-expired' | 'block-timer-expired' }): void {
+    if (!this.model.honest(o.node)) return;
+    const head = this.model.node(o.node).head;
+    if (o.height > head) return;
+    const timer = o.type === 'block-timer-expired' ? 'block timer' : `round ${o.round} timer`;
+    this.report({ atMs: o.atMs, node: o.node, height: o.height, round: o.type === 'round-timer-expired' ? o.round : 0, reason: `${o.node} acted on its ${timer} expiry for height ${o.height}, at or below its own chain head ${head}`, line: lineText(o.line) });
   }
 
   private checkRoundZero(o: Observation & { type: 'round-started' }): void {

@@ -7,13 +7,14 @@
  * Besu's test context) unless `followChainHead` is set.
  */
 import type { Block } from '@ethereumjs/block';
-import { createNode, type BlockCreator, type ChainEntry, type ConsensusSigner, type NodeProposedBlock, type QbftNode } from '../../node/node.ts';
+import { createNode, type Reproposal, type BlockCreator, type ChainEntry, type ConsensusSigner, type NodeProposedBlock, type QbftNode } from '../../node/node.ts';
 import type { Log, Runtime, Transport, TransportHandlers, WireMessage } from '../../node/runtime/ports.ts';
 import type { NodeTraceEvent } from '../../node/runtime/trace-events.ts';
 import { parseGenesis } from '../../node/chain/genesis.ts';
 import { bytesToHex, type Hex } from '../../node/crypto/bytes.ts';
 import { privateKeyToAddress } from '../../node/crypto/secp256k1.ts';
-import { withExtraData, extraDataOf } from '../../node/chain/block-hashing.ts';
+import { withExtraData, withCoinbase, extraDataOf } from '../../node/chain/block-hashing.ts';
+import { entryFromBlock } from '../../node/chain/chain.ts';
 import { NO_BUGS, type BugSwitches } from '../../node/bugs/bug-switches.ts';
 import { SimKernel } from '../kernel.ts';
 import { SimStore } from '../storage.ts';
@@ -52,13 +53,16 @@ export interface NodeUnderTestOptions extends HarnessGenesisOptions {
   earlyRoundChange?: boolean;
   signer?: ConsensusSigner;
   blockCreator?: BlockCreator;
+  /** The node's block interface for re-proposals and their validation (see `replaceRoundAndProposer`); default Besu's. */
+  reproposal?: Reproposal;
   bugs?: BugSwitches;
 }
 
 /** A block to build for a proposal; omitted fields: on the chain head, round 0, the local node as coinbase. */
 export interface ProposalBlockRequest {
   timestampSeconds: number;
-  parent?: ChainEntry | number;
+  /** A stored block or its number, or a sealed block not stored yet (Besu builds on a header it has not appended). */
+  parent?: ChainEntry | number | Block;
   coinbase?: Hex;
   round?: number;
   transactions?: TypedTransaction[];
@@ -116,12 +120,19 @@ export class NodeUnderTest {
         bugs: options.bugs ?? NO_BUGS,
         signer: options.signer,
         blockCreator: options.blockCreator,
+        reproposal: options.reproposal,
         deliverNewChainHeads: options.followChainHead ?? false,
       },
       runtime,
     );
     harness = new NodeUnderTest(node, kernel, keys[localIndex], peers, transport);
     harness.headerClockMs = options.headerClockMs;
+    // Besu's StubbedSynchronizerUpdater: each future-height message tells sync its sender's chain height.
+    const notePeerAhead = node.sync.notePeerAhead.bind(node.sync);
+    node.sync.notePeerAhead = (peer, number) => {
+      harness.peers.find((p) => p.id === peer)?.updateEstimatedChainHeight(number);
+      notePeerAhead(peer, number);
+    };
     harness.events.push(...events.splice(0));
     runtime.log.trace = (e) => void harness.events.push(e);
     await harness.settled();
@@ -232,9 +243,19 @@ export class NodeUnderTest {
     return this.node.validators.forChildOf(this.blockAt(number));
   }
 
+  /**
+   * Validators of canonical block `number` itself (Besu's ValidatorProvider.getValidatorsForBlock):
+   * in block-header mode its extraData list, in contract mode the contract of its own fork called
+   * on its own state; sorted.
+   */
+  validatorsForBlock(number: number): Promise<Hex[]> {
+    return this.node.validators.ofBlock(this.blockAt(number));
+  }
+
   /** Builds (and executes) a block for a proposal, with the node's own block builder. */
   createBlockForProposal(req: ProposalBlockRequest): Promise<NodeProposedBlock> {
-    const parent = req.parent === undefined ? this.chainHead() : typeof req.parent === 'number' ? this.blockAt(req.parent) : req.parent;
+    const p = req.parent;
+    const parent = p === undefined ? this.chainHead() : typeof p === 'number' ? this.blockAt(p) : 'header' in p ? this.unstoredEntry(p) : p;
     return this.node.buildProposalBlock({
       parent,
       round: req.round ?? 0,
@@ -242,6 +263,15 @@ export class NodeUnderTest {
       coinbase: (req.coinbase ?? this.address).toLowerCase() as Hex,
       transactions: req.transactions ?? [],
     });
+  }
+
+  /**
+   * The block with its round and its coinbase replaced (a block interface that also moves the
+   * proposer, as Besu's tests plug in: `reproposal: (b, r, p) => node.replaceRoundAndProposer(b, r, p)`).
+   */
+  replaceRoundAndProposer(block: Block, round: number, proposer: Hex): Block {
+    const withRound = withExtraData(block, { ...extraDataOf(block.header), round, seals: [] }, this.node.common);
+    return withCoinbase(withRound, proposer, this.node.common);
   }
 
   /** The block with its commit round and seals written into its extraData. */
@@ -264,6 +294,12 @@ export class NodeUnderTest {
   stop(): void {
     this.node.stop();
     this.kernel.stop();
+  }
+
+  /** A block as a chain entry, stored or not (its parent's total difficulty, if stored, gives its own). */
+  private unstoredEntry(block: Block): ChainEntry {
+    const parentTd = this.node.chain.get(bytesToHex(block.header.parentHash))?.td ?? 0n;
+    return this.node.chain.get(bytesToHex(this.node.hashOf(block.header))) ?? entryFromBlock(block, parentTd, (h) => this.node.hashOf(h));
   }
 
   private entry(block: Block | ChainEntry | number): ChainEntry {

@@ -155,6 +155,18 @@ export class ValidatorPeer extends MessageFactory {
     this.received = [];
   }
 
+  /** The chain height the node told sync this peer has (Besu's DefaultValidatorPeer.estimatedChainHeight). */
+  estimatedChainHeight = 0;
+
+  /** Records what the node told sync of this peer (called by the harness). */
+  updateEstimatedChainHeight(height: number): void {
+    this.estimatedChainHeight = height;
+  }
+
+  verifyEstimatedChainHeightEquals(expected: number): void {
+    if (this.estimatedChainHeight !== expected) throw new MessageMismatch(`peer ${this.address}: estimated chain height ${this.estimatedChainHeight} != ${expected} expected`);
+  }
+
   /**
    * Checks that the node sent this peer exactly `expected`, in order, field by field; throws an
    * error naming the first difference. Clears what was received (as Besu's verify helpers do).

@@ -19,9 +19,10 @@ test('a remote proposal is prepared, committed and imported, message by message'
   await peers.commitForNonProposing(round, block);
   assert.equal(node.chainHeight(), 1);
 
-  // New chain heads wait for the test, as in Besu's integration tests: the next height starts now.
+  // New chain heads wait for the test, as in Besu's integration tests: the next height starts now,
+  // and its block timer fires when the virtual clock reaches block 1's timestamp + the 3 s period.
   await node.newChainHead(1);
-  await node.blockTimerExpiry({ height: 2, round: 0 });
+  await node.advanceTo(103_000);
   await node.roundExpiry({ height: 2, round: 0 });
   peers.verifyMessagesReceived(node.local.createRoundChange({ height: 2, round: 1 }));
   node.stop();

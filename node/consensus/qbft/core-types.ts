@@ -28,6 +28,12 @@ export interface ProposedBlock {
   readonly digest: Hex;
   /** Committed-seal hash with the round replaced (what a commit seal for `round` signs). */
   digestForRound(round: number): Hex;
+  /**
+   * Committed-seal hash once re-proposed for `round` by `proposer`, as the node's block interface
+   * rewrites a prepared block (Besu's replaceRoundAndProposerForProposalBlock: by default the
+   * round only; the proposer is ignored).
+   */
+  digestAsReproposed(round: number, proposer: Hex): Hex;
 }
 
 /** Everything the machine needs to know about one height; computed by the node from the chain. */

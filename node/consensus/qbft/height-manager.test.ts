@@ -1,73 +1,11 @@
 /** Drives the pure QBFT state machine event by event, as Besu's QbftBlockHeightManager tests do. */
 import test from 'ava';
-import { NO_BUGS } from '../../bugs/bug-switches.ts';
-import { bytesToHex, utf8ToBytes, type Hex } from '../../crypto/bytes.ts';
+import { utf8ToBytes } from '../../crypto/bytes.ts';
 import { keccak256 } from '../../crypto/keccak.ts';
-import { privateKeyToAddress, sign } from '../../crypto/secp256k1.ts';
-import type { CoreAction, CoreConfig, HeightContext, ProposedBlock } from './core-types.ts';
+import { sign } from '../../crypto/secp256k1.ts';
 import { HeightManager } from './height-manager.ts';
-import { signPayload, type CommitMessage, type PrepareMessage, type ProposalMessage, type RoundChangeMessage } from './messages.ts';
-
-const keys = [1, 2, 3, 4]
-  .map((i) => keccak256(utf8ToBytes(`hm-test-${i}`)))
-  .map((privateKey) => ({ privateKey, address: privateKeyToAddress(privateKey) }))
-  .sort((a, b) => (a.address < b.address ? -1 : 1));
-const validators = keys.map((k) => k.address);
-const ZERO: Hex = '0x0000000000000000000000000000000000000000';
-
-function ctx(): HeightContext {
-  return {
-    height: 1,
-    parentTimestampSeconds: 0,
-    parentCoinbase: ZERO,
-    validators,
-    blockTimerAtMs: 1_000,
-    blockPeriodSeconds: 1,
-    requestTimeoutMs: 2_000,
-    emptyBlockPeriodSeconds: 0,
-  };
-}
-
-function config(i: number, overrides: Partial<CoreConfig> = {}): CoreConfig {
-  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, bugs: NO_BUGS, ...overrides };
-}
-
-function block(coinbase: Hex, round: number, tag = 'a'): ProposedBlock {
-  const digestForRound = (r: number) => bytesToHex(keccak256(utf8ToBytes(`${tag}/${coinbase}/${r}`)));
-  return { number: 1, coinbase, round, txCount: 0, rlp: utf8ToBytes(`${tag}-rlp-${round}`), digest: digestForRound(round), digestForRound };
-}
-
-function proposal(i: number, round: number, b: ProposedBlock, justification: Partial<ProposalMessage> = {}): ProposalMessage {
-  return { kind: 'proposal', signed: signPayload({ kind: 'proposal', sequence: 1, round, blockRlp: b.rlp }, keys[i].privateKey), roundChanges: [], prepares: [], ...justification };
-}
-
-function prepare(i: number, round: number, b: ProposedBlock): PrepareMessage {
-  return { kind: 'prepare', signed: signPayload({ kind: 'prepare', sequence: 1, round, digest: hexBytes(b.digest) }, keys[i].privateKey) };
-}
-
-function commit(i: number, round: number, b: ProposedBlock): CommitMessage {
-  const seal = sign(hexBytes(b.digestForRound(round)), keys[i].privateKey);
-  return { kind: 'commit', signed: signPayload({ kind: 'commit', sequence: 1, round, digest: hexBytes(b.digest), commitSeal: seal }, keys[i].privateKey) };
-}
-
-function roundChange(i: number, round: number, prepared?: { round: number; block: ProposedBlock; prepares: PrepareMessage[] }): RoundChangeMessage {
-  return {
-    kind: 'roundChange',
-    signed: signPayload(
-      { kind: 'roundChange', sequence: 1, round, prepared: prepared ? { preparedRound: prepared.round, preparedBlockHash: hexBytes(prepared.block.digest) } : undefined },
-      keys[i].privateKey,
-    ),
-    preparedBlockRlp: prepared?.block.rlp,
-    prepares: prepared ? prepared.prepares.map((p) => p.signed) : [],
-  };
-}
-
-function hexBytes(h: Hex): Uint8Array {
-  return Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
-}
-
-const broadcasts = (actions: CoreAction[]) => actions.flatMap((a) => (a.type === 'broadcast' ? [a.message.kind] : []));
-const of = <T extends CoreAction['type']>(actions: CoreAction[], type: T) => actions.filter((a) => a.type === type) as Array<Extract<CoreAction, { type: T }>>;
+import { signPayload, type CommitMessage, type PrepareMessage, type RoundChangeMessage } from './messages.ts';
+import { block, broadcasts, commit, config, ctx, hexBytes, keys, of, prepare, proposal, roundChange } from './height-manager.fixtures.ts';
 
 test('a height starts by arming the block timer at parent timestamp + block period', (t) => {
   const hm = new HeightManager(config(1), ctx());
@@ -79,7 +17,7 @@ test('the round-0 proposer builds, proposes, prepares, commits and imports with 
   // Parent coinbase 0x0 is not a validator: the smallest address above it, v0, proposes round 0.
   const hm = new HeightManager(config(0), ctx());
   hm.start(0);
-  const onTimer = hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  const onTimer = hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   t.deepEqual(of(onTimer, 'setRoundTimer'), [{ type: 'setRoundTimer', height: 1, round: 0, delayMs: 2_000 }]);
   t.deepEqual(of(onTimer, 'createBlock'), [{ type: 'createBlock', height: 1, round: 0, timestampSeconds: 1 }]);
   const b = block(keys[0].address, 0);
@@ -121,7 +59,7 @@ test('an invalid block or a coinbase other than the proposer is rejected', (t) =
 test('the round timer doubles each round and a round change carries no certificate when nothing was prepared', (t) => {
   const hm = new HeightManager(config(1), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   let now = 1_000;
   for (let round = 0; round < 4; round++) {
     now += 2_000 * 2 ** round;
@@ -159,7 +97,7 @@ test('after preparing, the round change carries the prepared certificate, and th
 test('a proposal for a future round with a valid round-change certificate moves the node to that round', (t) => {
   const hm = new HeightManager(config(3), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   const b = block(keys[1].address, 1);
   const rcs = [0, 1, 2].map((i) => roundChange(i, 1).signed);
   const actions = hm.handle({ type: 'proposal', nowMs: 3_000, message: proposal(1, 1, b, { roundChanges: rcs }), block: b });
@@ -174,7 +112,7 @@ test('a proposal for a future round with a valid round-change certificate moves 
 test('early round change: f+1 round changes for a higher round pull the node forward', (t) => {
   const hm = new HeightManager(config(3, { earlyRoundChange: true }), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   t.is(hm.currentRound(), 0);
   hm.handle({ type: 'roundChange', nowMs: 2_000, message: roundChange(0, 1), block: undefined });
   t.is(hm.currentRound(), 0, 'one is not enough (f+1 = 2)');
@@ -183,27 +121,40 @@ test('early round change: f+1 round changes for a higher round pull the node for
   t.true(broadcasts(actions).includes('roundChange'));
 });
 
-test('round numbers above maxRound (Besu: 1000) are ignored and cannot grow state', (t) => {
+test('round changes above maxRound (Besu: 1000) are invalid and cannot grow state', (t) => {
   const hm = new HeightManager(config(1), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
-  const b = block(keys[0].address, 0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   for (const round of [1_001, 500_000, 2 ** 31 - 1]) {
-    t.deepEqual(hm.handle({ type: 'prepare', nowMs: 1_100, message: prepare(0, round, b) }), []);
-    t.deepEqual(hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined }), []);
+    const actions = hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined });
+    t.deepEqual(
+      actions.map((a) => (a.type === 'trace' && a.event.kind === 'message-rejected' ? a.event.reason : a.type)),
+      [`round change targets round ${round}, above 1000`],
+    );
   }
   t.is(hm.currentRound(), 0);
-  const internals = hm as unknown as { futureRounds: Map<number, unknown>; rcManager: { roundsHeld(): number } };
-  t.is(internals.futureRounds.size, 0);
-  t.is(internals.rcManager.roundsHeld(), 0);
+  t.is(hm.heldState().roundChangeRounds, 0);
   for (let round = 1; round <= 1_200; round++) hm.handle({ type: 'roundChange', nowMs: 1_200, message: roundChange(0, round), block: undefined });
-  t.is(internals.rcManager.roundsHeld(), 1_000, 'one author can fill at most maxRound round collections');
+  t.is(hm.heldState().roundChangeRounds, 1_000, 'one author can fill at most maxRound round collections');
+});
+
+test('prepares and commits for any future round are buffered, above maxRound too (Besu caps only round changes)', (t) => {
+  const hm = new HeightManager(config(1), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
+  const b = block(keys[0].address, 0);
+  for (const round of [1_001, 500_000]) {
+    t.deepEqual(hm.handle({ type: 'prepare', nowMs: 1_100, message: prepare(0, round, b) }), []);
+    t.deepEqual(hm.handle({ type: 'commit', nowMs: 1_100, message: commit(0, round + 1, b) }), []);
+  }
+  t.is(hm.currentRound(), 0);
+  t.is(hm.heldState().futureRoundStates, 4);
 });
 
 test('ghsa-23rh switch: round changes for any round are kept, one collection per distinct round', (t) => {
   const hm = new HeightManager(config(1, { bugs: new Set(['ghsa-23rh']) }), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   for (let round = 1_001; round <= 3_000; round++) hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined });
   t.is((hm as unknown as { rcManager: { roundsHeld(): number } }).rcManager.roundsHeld(), 2_000);
 });
@@ -211,7 +162,7 @@ test('ghsa-23rh switch: round changes for any round are kept, one collection per
 test('no round window: prepares and commits for a far future round are buffered and count once its justified proposal arrives', (t) => {
   const hm = new HeightManager(config(3), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   const round = 15;
   // Proposer of round 15 with parent coinbase 0x0: base v0, (0 + 15) mod 4 = v3... use whoever it is.
   const proposerIndex = round % 4;
@@ -230,7 +181,7 @@ test('no round window: prepares and commits for a far future round are buffered 
 test('no round window: a quorum of round changes for a far round moves a non-proposer there', (t) => {
   const hm = new HeightManager(config(3), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   for (const i of [0, 1, 2]) hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(i, 40), block: undefined });
   t.is(hm.currentRound(), 40);
 });
@@ -238,7 +189,7 @@ test('no round window: a quorum of round changes for a far round moves a non-pro
 test('early round change jumps to the lowest of the rounds f+1 validators asked for, however far', (t) => {
   const hm = new HeightManager(config(3, { earlyRoundChange: true }), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, 90), block: undefined });
   hm.handle({ type: 'roundChange', nowMs: 1_101, message: roundChange(1, 50), block: undefined });
   t.is(hm.currentRound(), 50);
@@ -247,7 +198,7 @@ test('early round change jumps to the lowest of the rounds f+1 validators asked 
 test('the latest round change of an author replaces its earlier one, even for a lower round', (t) => {
   const hm = new HeightManager(config(3, { earlyRoundChange: true }), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, 90), block: undefined });
   hm.handle({ type: 'roundChange', nowMs: 1_101, message: roundChange(0, 1), block: undefined });
   // Author 0 now stands at round 1; author 1 asks for 70: f+1 = 2 authors above round 0 -> lowest is 1.
@@ -272,7 +223,7 @@ test('the local commit counts toward the quorum as soon as the proposal is accep
 test('a failed import leaves the round timer running: its expiry starts a round change with the prepared certificate', (t) => {
   const hm = new HeightManager(config(0), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   const b = block(keys[0].address, 0);
   hm.handle({ type: 'blockCreated', nowMs: 1_001, height: 1, round: 0, block: b });
   hm.handle({ type: 'prepare', nowMs: 1_002, message: prepare(1, 0, b) });
@@ -290,7 +241,7 @@ test('messages from non-validators and commits with a seal by someone else do no
   const outsider = keccak256(utf8ToBytes('outsider'));
   const hm = new HeightManager(config(0), ctx());
   hm.start(0);
-  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1 });
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   const b = block(keys[0].address, 0);
   hm.handle({ type: 'blockCreated', nowMs: 1_001, height: 1, round: 0, block: b });
   const foreign: PrepareMessage = { kind: 'prepare', signed: signPayload({ kind: 'prepare', sequence: 1, round: 0, digest: hexBytes(b.digest) }, outsider) };

@@ -5,15 +5,16 @@
  */
 import { hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { recoverAddressForHexHash, signRemembered } from './signer-cache.ts';
+import { signPayloadWith } from './messages/signed.ts';
 import type { CoreAction, CoreConfig, CoreEvent, HeightContext, ProposedBlock } from './core-types.ts';
 import type { ConsensusTraceEvent } from '../../runtime/trace-events.ts';
 import {
-  signPayload,
   type CommitMessage,
   type PrepareMessage,
   type PreparePayload,
   type ProposalMessage,
   type RoundChangeMessage,
+  type Payload,
   type RoundChangePayload,
   type Signed,
 } from './messages.ts';
@@ -30,11 +31,18 @@ export interface HeldState {
   futureRoundStates: number;
 }
 
-interface PendingProposal {
+interface PendingBlock {
   round: number;
   roundChanges: Signed<RoundChangePayload>[];
   prepares: Signed<PreparePayload>[];
+  /** Built only to learn whether it would be empty (Besu's wouldCreateEmptyBlock): never proposed. */
+  emptyCheck: boolean;
+  /** When the block timer fired: a non-proposer reads the clock before building. */
+  timerAtMs: number;
 }
+
+/** What Besu's NodeKey throws as SecurityModuleException: the configured signer failed. */
+class SigningFailed extends Error {}
 
 export class HeightManager {
   readonly height: number;
@@ -45,7 +53,7 @@ export class HeightManager {
   private current: RoundState | undefined;
   private readonly futureRounds = new Map<number, RoundState>();
   private latestPrepared: PreparedCertificate | undefined;
-  private pending: PendingProposal | undefined;
+  private pending: PendingBlock | undefined;
   private out: CoreAction[] = [];
   private nowMs = 0;
 
@@ -88,7 +96,7 @@ export class HeightManager {
       case 'newHeight':
         break;
       case 'blockTimerExpired':
-        if (event.height === this.height) this.onBlockTimer();
+        if (event.height === this.height) this.onBlockTimer(event.round);
         break;
       case 'roundTimerExpired':
         if (event.height === this.height && this.current?.round === event.round) this.doRoundChange(event.round + 1);
@@ -130,15 +138,6 @@ export class HeightManager {
     return expectedProposer(this.vctx, round) === this.cfg.address;
   }
 
-  /**
-   * Any round up to maxRound, as Besu (no window around the current round). besu-ghsa-23rh: before the
-   * fix, round changes for any round were kept, one collection per distinct round.
-   */
-  private roundAllowed(round: number, kind: 'roundChange' | 'other'): boolean {
-    if (round < 0) return false;
-    return round <= this.cfg.maxRound || (kind === 'roundChange' && this.cfg.bugs.has('ghsa-23rh'));
-  }
-
   private newRoundState(round: number): RoundState {
     return new RoundState(
       this.height,
@@ -161,98 +160,230 @@ export class HeightManager {
     this.trace({ kind: 'round-started', height: this.height, round, proposer: expectedProposer(this.vctx, round), timeoutMs: delayMs });
   }
 
-  private onBlockTimer(): void {
+  // ---- signing (Besu's NodeKey; a failure is its SecurityModuleException) ----
+
+  private signHash(hash: Uint8Array): Uint8Array {
+    const signer = this.cfg.signer;
+    if (!signer) return signRemembered(hash, this.cfg.privateKey);
+    try {
+      return signer(hash);
+    } catch (err) {
+      throw new SigningFailed(`signing failed: ${(err as Error).message}`);
+    }
+  }
+
+  private signed<P extends Payload>(payload: P): Signed<P> {
+    const layout = payload.kind === 'proposal' ? this.cfg.layout : 'besu26';
+    return signPayloadWith(payload, (hash) => this.signHash(hash), this.cfg.address, layout);
+  }
+
+  /** `make()`, or undefined when signing failed inside it (Besu logs a warning and carries on). */
+  private unlessSigningFails<T>(make: () => T): T | undefined {
+    try {
+      return make();
+    } catch (err) {
+      if (err instanceof SigningFailed) return undefined;
+      throw err;
+    }
+  }
+
+  private commitSeal(round: number, block: ProposedBlock): Uint8Array {
+    return this.signHash(hexToBytes(block.digestForRound(round)));
+  }
+
+  private commitMessage(round: number, block: ProposedBlock, seal: Uint8Array): CommitMessage {
+    return { kind: 'commit', signed: this.signed({ kind: 'commit', sequence: this.height, round, digest: hexToBytes(block.digest), commitSeal: seal }) };
+  }
+
+  // ---- block timer and block creation (Besu's handleBlockTimerExpiry, buildBlockAndMaybePropose) ----
+
+  private onBlockTimer(round: number): void {
     const roundZeroWaiting = this.cfg.bugs.has('besu-2095') && this.current?.round === 0 && !this.current.proposal && !this.pending;
     if (this.current && !roundZeroWaiting) return;
     if (!this.current) this.startNewRound(0);
-    if (!this.isProposerFor(0)) return;
-    this.pending = { round: 0, roundChanges: [], prepares: [] };
+    if (round !== this.current!.round) return;
     // Rounded, not truncated (Besu PR #2265): a block timer that fires a few ms early still gives parent + period.
     // besu-2241: truncated, so an early timer gave parent + period - 1 and every peer rejected the proposal.
     const seconds = this.cfg.bugs.has('besu-2241') ? Math.floor(this.nowMs / 1000) : Math.round(this.nowMs / 1000);
-    this.emit({ type: 'createBlock', height: this.height, round: 0, timestampSeconds: seconds });
+    const proposer = this.isProposerFor(0);
+    // A non-proposer idles with the proposer while the block would be empty (Besu PRs #10153, #11031).
+    if (!proposer && !this.withinEmptyBlockPeriod(this.nowMs)) return;
+    this.pending = { round: 0, roundChanges: [], prepares: [], emptyCheck: !proposer, timerAtMs: this.nowMs };
+    this.emit({ type: 'createBlock', height: this.height, round: 0, timestampSeconds: seconds, ...(proposer ? {} : { emptyCheck: true }) });
+  }
+
+  /** Besu's BlockTimer.checkEmptyBlockExpired, negated: with no empty-block period it is over at the parent's time. */
+  private withinEmptyBlockPeriod(atMs: number): boolean {
+    return atMs <= (this.ctx.parentTimestampSeconds + this.ctx.emptyBlockPeriodSeconds) * 1000;
+  }
+
+  /** Besu's resetTimerForEmptyBlock, round timer cancelled and no current round, until the block timer fires again. */
+  private idleForEmptyBlock(atMs: number): void {
+    const emptyDeadlineMs = (this.ctx.parentTimestampSeconds + this.ctx.emptyBlockPeriodSeconds) * 1000;
+    const untilMs = Math.min(emptyDeadlineMs, atMs + this.ctx.blockPeriodSeconds * 1000);
+    this.emit({ type: 'setBlockTimer', height: this.height, atMs: untilMs });
+    this.emit({ type: 'cancelRoundTimer', height: this.height });
+    this.current = undefined;
+    this.trace({ kind: 'empty-block-deferred', height: this.height, untilMs });
   }
 
   private onBlockCreated(round: number, block: ProposedBlock): void {
     const pending = this.pending;
     if (!pending || pending.round !== round || !this.current || this.current.round !== round || this.current.proposal) return;
     this.pending = undefined;
-    if (round === 0 && block.txCount === 0 && this.ctx.emptyBlockPeriodSeconds > 0) {
-      const emptyDeadlineMs = (this.ctx.parentTimestampSeconds + this.ctx.emptyBlockPeriodSeconds) * 1000;
-      if (this.nowMs <= emptyDeadlineMs) {
-        const atMs = Math.min(emptyDeadlineMs, this.nowMs + this.ctx.blockPeriodSeconds * 1000);
-        this.emit({ type: 'setBlockTimer', height: this.height, atMs });
-        this.emit({ type: 'cancelRoundTimer', height: this.height });
-        this.current = undefined;
-        this.trace({ kind: 'empty-block-deferred', height: this.height, untilMs: atMs });
-        return;
-      }
+    if (pending.emptyCheck) {
+      if (block.txCount === 0) this.idleForEmptyBlock(pending.timerAtMs);
+      return;
     }
-    const signed = signPayload(
-      { kind: 'proposal', sequence: this.height, round, blockRlp: block.rlp },
-      this.cfg.privateKey,
-      this.cfg.layout,
+    // The proposer reads the clock after building.
+    if (round === 0 && block.txCount === 0 && this.withinEmptyBlockPeriod(this.nowMs)) {
+      this.idleForEmptyBlock(this.nowMs);
+      return;
+    }
+    this.proposeAndTransmit(this.current, block, pending);
+  }
+
+  // ---- the round (Besu's QbftRound) ----
+
+  /** Besu's updateStateWithProposalAndTransmit: an unsigned proposal is dropped ("waiting for next round"). */
+  private proposeAndTransmit(state: RoundState, block: ProposedBlock, pending: PendingBlock): void {
+    const proposal = this.unlessSigningFails(
+      (): ProposalMessage => ({
+        kind: 'proposal',
+        signed: this.signed({ kind: 'proposal', sequence: this.height, round: state.round, blockRlp: block.rlp }),
+        roundChanges: pending.roundChanges,
+        prepares: pending.prepares,
+      }),
     );
-    const proposal: ProposalMessage = { kind: 'proposal', signed, roundChanges: pending.roundChanges, prepares: pending.prepares };
+    if (!proposal) return;
     this.emit({ type: 'broadcast', message: proposal });
-    this.trace({ kind: 'proposal-sent', height: this.height, round, digest: block.digest, txs: block.txCount });
-    this.acceptProposal(proposal, block);
+    this.trace({ kind: 'proposal-sent', height: this.height, round: state.round, digest: block.digest, txs: block.txCount });
+    // besu-6613: before Besu PR #7875 the proposer prepared its own proposal even when it failed validation.
+    if (this.updateStateWithProposedBlock(state, proposal, block) || this.cfg.bugs.has('besu-6613')) this.sendPrepare(state, block);
   }
 
   private onProposal(message: ProposalMessage, block: ProposedBlock | undefined): void {
     const { round, sequence } = message.signed.payload;
-    if (sequence !== this.height || !this.roundAllowed(round, 'other')) return;
+    if (sequence !== this.height) return;
     const currentRound = this.current?.round ?? -1;
     if (round < currentRound) return;
     if (!block) {
       this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: 'invalid block' });
       return;
     }
-    const verdict = validateProposal(this.vctx, message, block);
-    if (!verdict.ok) {
-      this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: verdict.reason });
-      return;
+    if (round > currentRound) {
+      if (!this.proposalValid(message, block)) return;
+      this.startNewRound(round);
     }
-    if (round > currentRound) this.startNewRound(round);
-    this.acceptProposal(message, block);
+    const state = this.current!;
+    if (this.updateStateWithProposedBlock(state, message, block)) this.sendPrepare(state, block);
+  }
+
+  private proposalValid(message: ProposalMessage, block: ProposedBlock): boolean {
+    const verdict = validateProposal(this.vctx, message, block);
+    if (verdict.ok) return true;
+    const { round } = message.signed.payload;
+    this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: verdict.reason });
+    return false;
   }
 
   /**
-   * As Besu's QbftRound.updateStateWithProposedBlock: the local commit (and its seal) counts toward
-   * the commit quorum as soon as the proposal is accepted; it is broadcast only once prepared.
+   * Besu's RoundState.setProposedBlock: the first proposal of the round, validated (the node's own
+   * too, Besu PR #7875). Prepares and commits kept before it that do not match it are dropped.
    */
-  private acceptProposal(message: ProposalMessage, block: ProposedBlock): void {
-    const state = this.current;
-    if (!state || !state.setProposal(message, block)) return;
-    state.localCommit = this.localCommit(state.round, block);
-    state.addCommit(state.localCommit);
-    const prepare: PrepareMessage = {
-      kind: 'prepare',
-      signed: signPayload({ kind: 'prepare', sequence: this.height, round: state.round, digest: hexToBytes(block.digest) }, this.cfg.privateKey),
-    };
-    state.prepareSent = true;
-    this.emit({ type: 'broadcast', message: prepare });
-    state.addPrepare(prepare);
-    this.afterRoundProgress(state);
+  private setProposedBlock(state: RoundState, message: ProposalMessage, block: ProposedBlock): boolean {
+    if (state.proposal || !this.proposalValid(message, block)) return false;
+    return state.setProposal(message, block);
   }
 
-  private onPrepare(message: PrepareMessage): void {
-    const state = this.stateForMessage(message.signed.payload.sequence, message.signed.payload.round);
-    if (!state) return;
+  /**
+   * Besu's QbftRound.updateStateWithProposedBlock: the local commit (and its seal) counts toward
+   * the commit quorum as soon as the proposal is accepted; it is broadcast only once prepared, here
+   * already if prepares that came first complete the quorum. Returns whether the block was accepted
+   * (also when signing then failed).
+   */
+  private updateStateWithProposedBlock(state: RoundState, message: ProposalMessage, block: ProposedBlock): boolean {
+    const wasPrepared = state.isPrepared();
+    const wasCommitted = state.isCommitted();
+    if (!this.setProposedBlock(state, message, block)) return false;
+    const nowPrepared = wasPrepared !== state.isPrepared();
+    if (nowPrepared) this.tracePrepared(state);
+    const seal = this.unlessSigningFails(() => this.commitSeal(state.round, block));
+    if (!seal) return true;
+    if (nowPrepared) this.multicastCommit(state, block, seal);
+    const local = this.unlessSigningFails(() => this.commitMessage(state.round, block, seal));
+    if (!local) return true;
+    state.addCommit(local);
+    if (wasCommitted !== state.isCommitted()) this.importBlock(state);
+    return true;
+  }
+
+  /** Besu's sendPrepare: the local prepare counts first (it may complete the quorum and send the commit), then goes out. */
+  private sendPrepare(state: RoundState, block: ProposedBlock): void {
+    const prepare = this.unlessSigningFails(
+      (): PrepareMessage => ({ kind: 'prepare', signed: this.signed({ kind: 'prepare', sequence: this.height, round: state.round, digest: hexToBytes(block.digest) }) }),
+    );
+    if (!prepare) return;
+    this.peerIsPrepared(state, prepare);
+    this.emit({ type: 'broadcast', message: prepare });
+  }
+
+  private peerIsPrepared(state: RoundState, message: PrepareMessage): void {
+    const wasPrepared = state.isPrepared();
     state.addPrepare(message);
-    if (state === this.current) this.afterRoundProgress(state);
+    if (wasPrepared === state.isPrepared()) return;
+    this.tracePrepared(state);
+    const block = state.block!;
+    const seal = this.unlessSigningFails(() => this.commitSeal(state.round, block));
+    if (seal) this.multicastCommit(state, block, seal);
+  }
+
+  private peerIsCommitted(state: RoundState, message: CommitMessage): void {
+    const wasCommitted = state.isCommitted();
+    state.addCommit(message);
+    if (wasCommitted !== state.isCommitted()) this.importBlock(state);
+  }
+
+  private tracePrepared(state: RoundState): void {
+    this.trace({ kind: 'prepared', height: this.height, round: state.round, digest: state.block!.digest });
+  }
+
+  private multicastCommit(state: RoundState, block: ProposedBlock, seal: Uint8Array): void {
+    const commit = this.unlessSigningFails(() => this.commitMessage(state.round, block, seal));
+    if (commit) this.emit({ type: 'broadcast', message: commit });
+  }
+
+  /**
+   * The round timer keeps running, as in Besu: if the import fails, its expiry starts a round change;
+   * if it succeeds, the new chain head replaces this height manager and its timers.
+   */
+  private importBlock(state: RoundState): void {
+    const block = state.block!;
+    this.trace({ kind: 'committed', height: this.height, round: state.round, digest: block.digest, seals: state.commits.size });
+    this.emit({ type: 'commitBlock', height: this.height, round: state.round, block, seals: state.commitSeals() });
+  }
+
+  // ---- prepares and commits (Besu's actionOrBufferMessage: any future round is buffered) ----
+
+  private onPrepare(message: PrepareMessage): void {
+    const { sequence, round } = message.signed.payload;
+    const state = this.stateForMessage(sequence, round);
+    if (!state) return;
+    if (state === this.current) this.peerIsPrepared(state, message);
+    else state.addPrepare(message);
   }
 
   private onCommit(message: CommitMessage): void {
-    const state = this.stateForMessage(message.signed.payload.sequence, message.signed.payload.round);
+    const { sequence, round } = message.signed.payload;
+    const state = this.stateForMessage(sequence, round);
     if (!state) return;
-    state.addCommit(message);
-    if (state === this.current) this.afterRoundProgress(state);
+    if (state === this.current) this.peerIsCommitted(state, message);
+    else state.addCommit(message);
   }
 
   /** The current round's state, a buffered future round's state, or nothing for old rounds. */
   private stateForMessage(sequence: number, round: number): RoundState | undefined {
-    if (sequence !== this.height || !this.roundAllowed(round, 'other')) return undefined;
+    if (sequence !== this.height) return undefined;
     const currentRound = this.current?.round ?? -1;
     if (round === currentRound) return this.current;
     if (round < currentRound) return undefined;
@@ -264,84 +395,58 @@ export class HeightManager {
     return state;
   }
 
-  private localCommit(round: number, block: ProposedBlock): CommitMessage {
-    const sealHash = block.digestForRound(round);
-    return {
-      kind: 'commit',
-      signed: signPayload(
-        { kind: 'commit', sequence: this.height, round, digest: hexToBytes(block.digest), commitSeal: signRemembered(hexToBytes(sealHash), this.cfg.privateKey) },
-        this.cfg.privateKey,
-      ),
-    };
-  }
-
-  private afterRoundProgress(state: RoundState): void {
-    if (state.block && state.isPrepared() && !state.commitSent) {
-      state.commitSent = true;
-      this.trace({ kind: 'prepared', height: this.height, round: state.round, digest: state.block.digest });
-      this.emit({ type: 'broadcast', message: state.localCommit ?? this.localCommit(state.round, state.block) });
-    }
-    // The round timer keeps running, as in Besu: if the import fails, its expiry starts a round change;
-    // if it succeeds, the new chain head replaces this height manager and its timers.
-    if (state.block && state.isCommitted() && !state.committed) {
-      state.committed = true;
-      this.trace({ kind: 'committed', height: this.height, round: state.round, digest: state.block.digest, seals: state.commits.size });
-      this.emit({ type: 'commitBlock', height: this.height, round: state.round, block: state.block, seals: state.commitSeals() });
-    }
-  }
+  // ---- round changes (Besu's doRoundChange, handleRoundChangePayload) ----
 
   private doRoundChange(newRound: number): void {
-    if (!this.current || this.current.round >= newRound || newRound > this.cfg.maxRound) return;
+    if (!this.current || this.current.round >= newRound) return;
     const certificate = this.current.preparedCertificate();
     if (certificate) this.latestPrepared = certificate;
     this.startNewRound(newRound);
     const cert = this.latestPrepared;
-    const signed = signPayload(
-      {
-        kind: 'roundChange',
-        sequence: this.height,
-        round: newRound,
-        prepared: cert ? { preparedRound: cert.round, preparedBlockHash: hexToBytes(cert.block.digest) } : undefined,
-      },
-      this.cfg.privateKey,
-    );
-    const message: RoundChangeMessage = {
-      kind: 'roundChange',
-      signed,
-      preparedBlockRlp: cert?.block.rlp,
-      prepares: cert ? cert.prepares : [],
-    };
+    const message = this.unlessSigningFails((): RoundChangeMessage => this.roundChangeMessage(newRound, cert));
+    if (!message) return;
     this.trace({ kind: 'round-change-sent', height: this.height, round: newRound, preparedRound: cert?.round ?? null });
     this.onRoundChange({ message, block: cert?.block }, false);
     this.emit({ type: 'broadcast', message });
   }
 
+  private roundChangeMessage(round: number, cert: PreparedCertificate | undefined): RoundChangeMessage {
+    const prepared = cert ? { preparedRound: cert.round, preparedBlockHash: hexToBytes(cert.block.digest) } : undefined;
+    return {
+      kind: 'roundChange',
+      signed: this.signed({ kind: 'roundChange', sequence: this.height, round, prepared }),
+      preparedBlockRlp: cert?.block.rlp,
+      prepares: cert ? cert.prepares : [],
+    };
+  }
+
   private onRoundChange(entry: CollectedRoundChange, blockInvalid: boolean): void {
     const { round: target, sequence } = entry.message.signed.payload;
-    if (sequence !== this.height || !this.roundAllowed(target, 'roundChange')) return;
-    const currentRound = this.current?.round ?? -1;
-    if (target < currentRound) return;
+    if (sequence !== this.height) return;
     const verdict = validateRoundChange(this.vctx, entry.message, entry.block, blockInvalid);
     if (!verdict.ok) {
       this.trace({ kind: 'message-rejected', height: this.height, type: 'roundChange', round: target, author: entry.message.signed.author, reason: verdict.reason });
       return;
     }
+    this.rcManager.noteLatest(entry.message.signed.author, target);
+    const currentRound = this.current?.round ?? -1;
+    if (target < currentRound) return;
     const certificate = this.rcManager.append(entry);
-
-    if (!this.cfg.earlyRoundChange) {
-      if (!certificate) return;
+    if (this.cfg.earlyRoundChange) this.afterRoundChangeEarly(target, certificate);
+    else if (certificate) {
       if (target > currentRound) this.startNewRound(target);
       if (this.isProposerFor(target)) this.startRoundWith(target, certificate);
-      return;
     }
+  }
 
+  private afterRoundChangeEarly(target: number, certificate: CollectedRoundChange[] | undefined): void {
     if (!this.current) this.startNewRound(0);
-    if (certificate && target === this.current!.round && this.isProposerFor(target)) this.startRoundWith(target, certificate);
-    const higher = this.rcManager.futureRoundWithQuorum(this.current!.round, earlyRoundChangeQuorum(this.ctx.validators.length));
-    if (higher !== undefined) {
-      this.trace({ kind: 'early-round-change', height: this.height, from: this.current!.round, to: higher });
-      this.doRoundChange(higher);
-    }
+    const current = this.current!;
+    if (certificate && target === current.round && this.isProposerFor(target)) this.startRoundWith(target, certificate);
+    const higher = this.rcManager.futureRoundWithQuorum(current.round, earlyRoundChangeQuorum(this.ctx.validators.length));
+    if (higher === undefined) return;
+    this.trace({ kind: 'early-round-change', height: this.height, from: current.round, to: higher });
+    this.doRoundChange(higher);
   }
 
   /** As the proposer of `round` with a round-change certificate: re-propose the best prepared block or build anew. */
@@ -357,13 +462,11 @@ export class HeightManager {
       round,
       roundChanges: certificate.map((e) => e.message.signed),
       prepares: best ? best.message.prepares : [],
+      emptyCheck: false,
+      timerAtMs: this.nowMs,
     };
-    this.emit({
-      type: 'createBlock',
-      height: this.height,
-      round,
-      timestampSeconds: Math.floor(this.nowMs / 1000),
-      repropose: best?.block,
-    });
+    // Besu re-proposes the prepared block with only its round replaced: its
+    // replaceRoundAndProposerForProposalBlock ignores the proposer, for compatibility.
+    this.emit({ type: 'createBlock', height: this.height, round, timestampSeconds: Math.floor(this.nowMs / 1000), repropose: best?.block });
   }
 }

@@ -24,11 +24,18 @@ export class RoundChangeManager {
 
   constructor(private readonly quorum: number) {}
 
+  /**
+   * Records the round an author last asked for (Besu's storeAndLogRoundChangeSummary), for any valid
+   * round change, prior rounds included.
+   */
+  noteLatest(author: Hex, round: number): void {
+    this.latestRoundOf.set(author, round);
+  }
+
   /** Adds a validated round change; returns the round's certificate the first time it reaches quorum. */
   append(entry: CollectedRoundChange): CollectedRoundChange[] | undefined {
     const { round } = entry.message.signed.payload;
     const author = entry.message.signed.author;
-    this.latestRoundOf.set(author, round);
 
     let collection = this.rounds.get(round);
     if (!collection) {

@@ -18,11 +18,6 @@ export class RoundState {
   /** Insertion order is kept: commit seals go into the block in the order commits arrived. */
   readonly prepares = new Map<Hex, PrepareMessage>();
   readonly commits = new Map<Hex, CommitMessage>();
-  /** This node's commit, made when it accepted the proposal (counted at once, broadcast once prepared). */
-  localCommit: CommitMessage | undefined;
-  prepareSent = false;
-  commitSent = false;
-  committed = false;
 
   constructor(
     readonly height: number,

@@ -76,8 +76,6 @@ export function validateProposal(ctx: ValidationContext, message: ProposalMessag
   const proposer = expectedProposer(ctx, payload.round);
   if (author !== proposer) return fail(`proposal from ${author}, proposer for round ${payload.round} is ${proposer}`);
   if (block.number !== ctx.height) return fail(`proposed block number ${block.number}, expected ${ctx.height}`);
-  // besu-6613: blocks were all built with round 0, so nothing compared the block's round.
-  if (block.round !== payload.round && !ctx.bugs.has('besu-6613')) return fail(`proposed block carries round ${block.round}, proposal is for ${payload.round}`);
 
   if (payload.round === 0) {
     if (message.roundChanges.length > 0 || message.prepares.length > 0) return fail('round 0 proposal carries a justification');
@@ -113,7 +111,8 @@ export function validateProposal(ctx: ValidationContext, message: ProposalMessag
     return OK;
   }
   const bestHash = bytesToHex(best.preparedBlockHash);
-  if (block.digestForRound(best.preparedRound) !== bestHash) return fail('proposed block is not the block of the best prepared certificate');
+  // Besu's ProposalValidator: the block rewritten for the prepared round and that round's proposer.
+  if (block.digestAsReproposed(best.preparedRound, expectedProposer(ctx, best.preparedRound)) !== bestHash) return fail('proposed block is not the block of the best prepared certificate');
   return validatePrepares(ctx, message.prepares, best.preparedRound, bestHash);
 }
 
@@ -128,9 +127,8 @@ export function validateRoundChange(
   if (!v.ok) return v;
   const prepared = message.signed.payload.prepared;
   if (message.preparedBlockRlp === undefined) {
-    if (prepared) return fail('prepared metadata without a block');
-    if (message.prepares.length > 0) return fail('prepares without a prepared block');
-    return OK;
+    // Besu looks at nothing else here: prepares riding along without a block are not checked.
+    return prepared ? fail('prepared metadata without a block') : OK;
   }
   if (blockInvalid || !block) return fail('attached prepared block is invalid');
   if (!prepared) return fail('prepared block without prepared metadata');

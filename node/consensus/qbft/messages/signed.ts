@@ -3,7 +3,7 @@
  * (Besu's QbftPayload.hashForSignature).
  */
 import { RLP } from '@ethereumjs/rlp';
-import { intToBytes } from '../../../crypto/bytes.ts';
+import { intToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { keccak256 } from '../../../crypto/keccak.ts';
 import { addressOfKey, recoverSigner, signRemembered } from '../signer-cache.ts';
 import { decodePayload, encodePayload, payloadCode } from './payloads.ts';
@@ -16,10 +16,21 @@ function hashForSignature(code: number, payloadList: Uint8Array): Uint8Array {
 
 /** Signs a payload; `layout` only matters for proposals (besu26 adds the block-access-list item). */
 export function signPayload<P extends Payload>(payload: P, privateKey: Uint8Array, layout: WireLayout = 'besu26'): Signed<P> {
+  return signPayloadWith(payload, (hash) => signRemembered(hash, privateKey), addressOfKey(privateKey), layout);
+}
+
+/**
+ * Signs a payload with `sign` (which may throw: the error propagates) as `author`, who is taken on
+ * trust: nothing recovers the signature.
+ */
+export function signPayloadWith<P extends Payload>(
+  payload: P,
+  sign: (hash: Uint8Array) => Uint8Array,
+  author: Hex,
+  layout: WireLayout = 'besu26',
+): Signed<P> {
   const payloadList = encodePayload(payload, layout);
-  const hash = hashForSignature(payloadCode(payload), payloadList);
-  const signature = signRemembered(hash, privateKey);
-  const author = addressOfKey(privateKey);
+  const signature = sign(hashForSignature(payloadCode(payload), payloadList));
   return { payload, signature, author, encoded: encodeRawList([payloadList, RLP.encode(signature)]) };
 }
 
