@@ -38,3 +38,26 @@ test('round 0 at the block timer is fine', (t) => {
   run.line(TIMER_MS, 'v1', { kind: 'round-started', height: 1, round: 0, proposer: '0x', timeoutMs: 2_000 });
   t.is(run.suite.roundStart.violation, undefined);
 });
+
+test('planted: a round or block timer expiry acted on for a height the node has imported (Besu #1734, #10052)', (t) => {
+  for (const expiry of [
+    { kind: 'round-timer-expired' as const, height: 1, round: 0 },
+    { kind: 'block-timer-expired' as const, height: 1 },
+  ]) {
+    const run = new SyntheticRun();
+    const [block1] = run.chain(1);
+    run.importBlock(TIMER_MS + 50, 'v1', block1!.rlp);
+    run.line(TIMER_MS + 50, 'v1', expiry);
+    t.like(run.suite.roundStart.violation, { checker: 'round-start', node: 'v1', height: 1 });
+    t.regex(run.suite.roundStart.violation!.reason, /acted on its (round 0 timer|block timer) expiry for height 1, at or below its own chain head 1$/);
+  }
+});
+
+test('work that began before sync imported the height may go on, as in Besu: a round started there is not judged', (t) => {
+  const run = new SyntheticRun();
+  const [block1] = run.chain(1);
+  run.line(TIMER_MS, 'v1', { kind: 'block-timer-expired', height: 1 });
+  run.importBlock(TIMER_MS + 10, 'v1', block1!.rlp);
+  run.line(TIMER_MS + 10, 'v1', { kind: 'round-started', height: 1, round: 0, proposer: '0x', timeoutMs: 2_000 });
+  t.is(run.suite.roundStart.violation, undefined);
+});

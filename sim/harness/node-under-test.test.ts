@@ -2,6 +2,8 @@
 import test from 'ava';
 import { NodeUnderTest } from './node-under-test.ts';
 import { MessageCode } from '../../node/consensus/qbft/messages.ts';
+import { createLegacyTx } from '@ethereumjs/tx';
+import { BESU_TEST_ACCOUNTS } from '../keys.ts';
 
 const height1 = { height: 1, round: 0 };
 
@@ -80,4 +82,19 @@ test('verify helpers name the first differing field, and raw bytes of any code a
   const error = t.throws(() => peers.nonProposing(0).verifyReceived(wrongRound));
   t.regex(error!.message, /message 0 \(prepare\): round: 0 != 1 expected/);
   peers.nonProposing(1).verifyReceived(nut.local.createPrepare(height1, block.digest));
+});
+
+test('empty-block period: a non-proposer whose candidate block would be empty goes idle instead of timing out the round (Besu PRs #10153, #11031)', async (t) => {
+  const roundChangesAfter = async (qbftOptions: Record<string, number>, pendingTx = false) => {
+    const nut = await NodeUnderTest.create({ validators: 4, localIndex: 0, clockMs: 0, requestTimeoutSeconds: 2, qbftOptions, fork: 'london', gasLimit: 30_000_000n });
+    if (pendingTx) {
+      const tx = createLegacyTx({ nonce: 0, gasPrice: 10n ** 9n, gasLimit: 21_000, to: BESU_TEST_ACCOUNTS[1]!.address, value: 1 }, { common: nut.node.common }).sign(BESU_TEST_ACCOUNTS[0]!.privateKey);
+      t.like(await nut.node.submitTransaction(tx.serialize()), { ok: true });
+    }
+    await nut.advanceTo(3_000 + 2_000 + 1); // block timer at 3 s, then the round-0 timeout of 2 s
+    return nut.peers[0].receivedMessages().filter((m) => m.kind === 'roundChange').length;
+  };
+  t.is(await roundChangesAfter({}), 1, 'without the period the proposer that never proposes is timed out');
+  t.is(await roundChangesAfter({ xemptyblockperiodseconds: 30 }), 0, 'within the period the non-proposer idles with the proposer');
+  t.is(await roundChangesAfter({ xemptyblockperiodseconds: 30 }, true), 1, 'a transaction waits: the non-proposer keeps its round and times out the silent proposer');
 });
