@@ -134,19 +134,19 @@ export function blockFromValues(values: Uint8Array[][] | unknown[], common: Comm
   return cachedBlock(common, key, () => createBlockFromBytesArray(values as never, { common: decodeCommonFor(common, (values as unknown[])[0]), skipConsensusFormatValidation: true }));
 }
 
-/** The block with another coinbase (header only: its state root is left as it was). */
-export function withCoinbase(block: Block, coinbase: Hex, common: Common): Block {
+/** The block with one header field replaced (its state root and body left as they were). */
+function withHeaderField(block: Block, index: number, value: Uint8Array, common: Common): Block {
   const raw = block.raw();
   const header = [...raw[0]];
-  header[COINBASE_INDEX] = hexToBytes(coinbase);
+  header[index] = value;
   raw[0] = header;
   return blockFromValues(raw, common);
 }
 
+export function withCoinbase(block: Block, coinbase: Hex, common: Common): Block {
+  return withHeaderField(block, COINBASE_INDEX, hexToBytes(coinbase), common);
+}
+
 export function withExtraData(block: Block, extra: QbftExtraData, common: Common): Block {
-  const raw = block.raw();
-  const header = [...raw[0]];
-  header[EXTRA_DATA_INDEX] = encodeExtraData(extra);
-  raw[0] = header;
-  return blockFromValues(raw, common);
+  return withHeaderField(block, EXTRA_DATA_INDEX, encodeExtraData(extra), common);
 }
