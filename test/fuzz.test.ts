@@ -295,13 +295,13 @@ test('fuzz --bug with --jobs 2 finds, shrinks and writes the same first failure 
 });
 
 test('fuzz --bug with --jobs 2 waits for the earlier passing case when a later one fails first', async (t) => {
-  // With besu-8307 on, case 0 passes and case 1 fails: the campaign has 2 runs whichever finishes first.
-  const args = ['--runs', '3', '--seed', '1', '--bug', 'besu-8307'];
+  // With besu-2449 on, cases 0-2 pass and case 3 fails: the campaign has 4 runs whichever finishes first.
+  const args = ['--runs', '5', '--seed', '1', '--bug', 'besu-2449'];
   const one = await fuzzCli(t, args, 1);
   const two = await fuzzCli(t, args, 2);
-  t.is(one.report.runs, 2);
-  t.is(one.report.runsToFind, 2);
-  t.deepEqual(Object.keys(one.files), ['fuzz-failure-1-1.json']);
+  t.is(one.report.runs, 4);
+  t.is(one.report.runsToFind, 4);
+  t.deepEqual(Object.keys(one.files), ['fuzz-failure-1-3.json']);
   t.deepEqual(two, one);
 });
 
