@@ -270,3 +270,24 @@ test('a marker on a block a reorg dropped: the node replays from the newest kept
   t.deepEqual(await observe(d, bTxs, accountsOf(5, 2)), expected);
   h.crash(d);
 });
+
+test('a block never shows as the head before its transactions are indexed: receipts are found as soon as RPC sees the block', async (t) => {
+  const probes: Array<{ head: number; indexed: boolean }> = [];
+  let txHash: Hex | undefined;
+  let node: QbftNode | undefined;
+  // Every store write is a moment a live reader can run in (LevelDB writes are asynchronous).
+  class ProbingStore extends SimStore {
+    override async write(batch: Array<{ key: string; value: Uint8Array | undefined }>): Promise<void> {
+      const head = node?.chain?.head();
+      if (txHash && head && head.block.transactions.some((tx) => bytesToHex(tx.hash()) === txHash)) probes.push({ head: head.number, indexed: node!.transactionLocation(txHash) !== undefined });
+      return super.write(batch);
+    }
+  }
+  const h = new Harness(new ProbingStore());
+  node = await h.start();
+  txHash = await h.submit(t, node, transfer(node.common, SENDER.privateKey, 0n, recipient(1), 1n).serialize());
+  await h.runSeconds(3);
+  t.true(probes.length > 0, 'the block with the transaction was written');
+  t.deepEqual(probes.filter((p) => !p.indexed), [], 'no write saw the head block without its transaction indexed');
+  h.crash(node);
+});

@@ -617,7 +617,8 @@ export class QbftNode {
       this.runtime.log.trace({ kind: 'block-rejected', number: Number(block.header.number), hash, reason: problem });
       return { ok: false, reason: problem };
     }
-    const result = await this.chain.add(block);
+    // The transaction index moves with the head: a block visible over RPC has its receipts found.
+    const result = await this.chain.add(block, (reorg) => this.indexReorg(reorg));
     const round = this.bft ? extraDataOf(block.header).round : undefined;
     this.runtime.log.trace({ kind: 'block-imported', number: Number(block.header.number), hash, round, txs: block.transactions.length, status: result.status });
     if (result.status === 'head') {
@@ -634,7 +635,6 @@ export class QbftNode {
       const removedLogs = (await Promise.all(reorg.removed.map((e) => this.receiptsOf(e).catch(() => [])))).reduce((n, rs) => n + rs.reduce((m, r) => m + r.logs.length, 0), 0);
       this.runtime.log.trace({ kind: 'reorg', removed: reorg.removed.map((e) => e.hash), added: reorg.added.map((e) => e.hash), removedLogs });
     }
-    this.indexReorg(reorg);
     await this.updatePool(reorg);
     if (this.privacy)
       try {

@@ -130,7 +130,11 @@ export class Chain {
   }
 
   /** Adds a block whose parent is known and that the caller has fully validated and executed. */
-  async add(block: Block): Promise<AddResult> {
+  /**
+   * `onCanonical` runs the moment the block becomes the head in memory, before the store write is
+   * awaited, so that readers never see the new head without what the caller derives from it.
+   */
+  async add(block: Block, onCanonical?: (reorg: ReorgEvent) => void): Promise<AddResult> {
     const parentHash = bytesToHex(block.header.parentHash);
     const parent = this.byHash.get(parentHash);
     if (!parent) throw new Error(`unknown parent ${parentHash}`);
@@ -156,6 +160,7 @@ export class Chain {
       this.sideHashes.delete(e.hash);
     }
     this.headEntry = entry;
+    onCanonical?.(reorg);
     await this.store.write(writes);
     return { status: 'head', reorg };
   }
