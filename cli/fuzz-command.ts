@@ -38,9 +38,13 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS) throw new UsageError(`--jobs: '${values.jobs}' must be an integer from 1 to ${MAX_JOBS}`);
   const bug = values.bug as string | undefined;
   const { findKnownBug, knownBugIds } = await import('../sim/bugs/catalogue.ts');
+  const { isPlantedBugId, PLANTED_BUG_IDS } = await import('../node/bugs/bug-switches.ts');
   const entry = bug === undefined ? undefined : findKnownBug(bug);
-  if (bug !== undefined && !entry) throw new UsageError(`--bug: '${bug}' is not a known bug id (${knownBugIds().join(', ')}; see 'qbft-lab bugs list')`);
-  const bugSwitch = entry ? switchOf(entry) : undefined;
+  // A planted switch (no corpus entry) is hunted as it is.
+  const planted = isPlantedBugId(bug) ? bug : undefined;
+  if (bug !== undefined && !entry && !planted)
+    throw new UsageError(`--bug: '${bug}' is not a known bug id (${[...knownBugIds(), ...PLANTED_BUG_IDS].join(', ')}; see 'qbft-lab bugs list')`);
+  const bugSwitch = entry ? switchOf(entry) : planted;
   const junitFile = values.junit as string | undefined;
   // Truncated before the campaign: a bad path fails at once, and a crash leaves no stale report behind.
   if (junitFile !== undefined) writeJUnitFile(junitFile, '');
@@ -59,13 +63,17 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     wallClock,
     ...(jobs > 1 ? { runCases: workerCaseRunner(jobs) } : {}),
     ...(bugSwitch !== undefined ? { bugs: [bugSwitch], stopAtFirstFailure: true } : {}),
+    ...(entry ? { expectedCheckers: [...entry.caughtBy] } : {}),
     onCase,
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   else {
     io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
-    if (bug !== undefined) io.out(report.runsToFind !== undefined ? `bug ${bug}${bugSwitch !== bug ? ` (switch ${bugSwitch})` : ''}: found after ${report.runsToFind} runs` : `bug ${bug}: not found in ${report.runs} runs`);
-    for (const f of report.failures) io.out(`  failure in case ${f.caseIndex}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
+    if (bug !== undefined) io.out(report.find ? `bug ${bug}${bugSwitch !== bug ? ` (switch ${bugSwitch})` : ''}: found after ${report.runsToFind} runs, caught by ${report.find.checker ?? 'a failure'}; the shrunk case passes with the switch off` : `bug ${bug}: not found in ${report.runs} runs`);
+    for (const f of report.failures) {
+      const uncounted = f.find && !f.find.counted ? ` (not counted as a find: ${f.find.notCounted})` : '';
+      io.out(`  failure in case ${f.caseIndex}${uncounted}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
+    }
   }
   if (junitFile !== undefined) {
     const { junitXml } = await import('../reports/junit.ts');
@@ -104,7 +112,7 @@ export function fuzzSuite(report: FuzzReport, cases: CaseRecord[], bug: string |
       `run this case alone: qbft-lab fuzz --seed ${report.seed} --runs ${c.caseIndex + 1} --shard ${c.caseIndex}/${c.caseIndex + 1}${bugArgs}`,
     ];
     if (f) {
-      if (bug !== undefined) lines.unshift(`found bug ${bug}: ${violatedCheckers(f)}`);
+      if (bug !== undefined) lines.unshift(f.find?.counted === false ? `not counted as a find of bug ${bug}: ${f.find.notCounted}` : `found bug ${bug}: ${violatedCheckers(f)}`);
       lines.push(`shrunk (${f.shrinks} shrinks): ${f.reason}`, f.file ? `shrunk scenario: ${f.file} (replay with 'qbft-lab scenario run ${f.file}')` : 'shrunk scenario not written');
       if (!f.reproduced) lines.push('the shrunk scenario did not replay to the same failure');
     }
@@ -120,7 +128,7 @@ export function fuzzSuite(report: FuzzReport, cases: CaseRecord[], bug: string |
     return record;
   });
   if (bug !== undefined) {
-    const found = report.runsToFind !== undefined ? report.failures[0] : undefined;
+    const found = report.find ? report.failures.find((f) => f.caseIndex === report.find!.caseIndex) : undefined;
     const summary: JUnitCase = { name: `bug ${bug} found`, classname: 'qbft-lab.fuzz', timeSeconds: 0 };
     if (found) summary.systemOut = `found in case ${found.caseIndex} (case seed ${found.caseSeed}) after ${report.runsToFind} runs, caught by ${violatedCheckers(found)}${found.file ? `; shrunk scenario ${found.file}` : ''}`;
     else summary.failure = { message: `bug ${bug} not found in ${report.runs} runs (campaign seed ${report.seed})`, details: `switches: ${(report.bugs ?? []).join(', ')}` };

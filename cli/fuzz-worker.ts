@@ -9,11 +9,7 @@ process.on('disconnect', () => process.exit(0));
 
 process.on('message', async ({ position, caseIndex }: ToWorker) => {
   try {
-    const outcome = await runFuzzCase(spec, caseIndex, {
-      ...(timed ? { wallClock: () => performance.now() } : {}),
-      // Tells the parent before shrinking starts, so it can stop the cases after this one.
-      onFirstRun: (info) => { if (!info.ok) send({ kind: 'failing', position }); },
-    });
+    const outcome = await runFuzzCase(spec, caseIndex, timed ? { wallClock: () => performance.now() } : {});
     send({ kind: 'outcome', position, outcome });
   } catch (err) {
     send({ kind: 'threw', position, message: String((err as Error)?.message ?? err), stack: (err as Error)?.stack });

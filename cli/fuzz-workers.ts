@@ -5,8 +5,10 @@
  *
  * At most one case per worker runs, and no case is sent more than LOOKAHEAD_PER_JOB * jobs
  * positions ahead of the next outcome the campaign waits for, so finished outcomes waiting for an
- * earlier, slower case stay bounded. With stopAtFirstFailure, a case whose first run fails makes
- * every later case unneeded: their workers are stopped and nothing after it is sent.
+ * earlier, slower case stay bounded. With stopAtFirstFailure, a case whose outcome ends the campaign
+ * (outcome.endsCampaign: a failure; hunting a bug, a counted find, known only once the case is
+ * shrunk and replayed with the switch off) makes every later case unneeded: their workers are stopped and
+ * nothing after it is sent.
  *
  * Processes rather than worker threads: a busy worker has to be stopped, and terminating a thread
  * inside a call into the native secp256k1 or keccak binding aborts the whole process (an uncaught
@@ -23,7 +25,6 @@ export interface ToWorker {
 }
 
 export type FromWorker =
-  | { kind: 'failing'; position: number }
   | { kind: 'outcome'; position: number; outcome: FuzzCaseOutcome }
   | { kind: 'threw'; position: number; message: string; stack?: string };
 
@@ -82,12 +83,9 @@ async function* runInWorkers(jobs: number, spec: FuzzCaseSpec, caseIndices: numb
   };
 
   const onMessage = (slot: Slot, message: FromWorker) => {
-    if (message.kind === 'failing') {
-      if (spec.stopAtFirstFailure && message.position < lastNeeded) {
-        lastNeeded = message.position;
-        for (const other of slots) if (other.position !== undefined && other.position > lastNeeded) stop(other);
-      }
-      return;
+    if (message.kind === 'outcome' && message.outcome.endsCampaign && message.position < lastNeeded) {
+      lastNeeded = message.position;
+      for (const other of slots) if (other.position !== undefined && other.position > lastNeeded) stop(other);
     }
     slot.position = undefined;
     finished.set(

@@ -139,6 +139,17 @@ test('fuzz --bug that is not found exits 1 and fails the "bug ID found" case', a
   t.like(cases[1], { attributes: { name: 'bug besu-2241 found' }, failure: 'bug besu-2241 not found in 1 runs (campaign seed 1)' });
 });
 
+test('a hunt whose failure is not counted as a find says why in the case and fails "bug ID found"', async (t) => {
+  // besu-1734 is caught by round-start: a hunt that expects agreement only must not count it.
+  const infos: FuzzCaseInfo[] = [];
+  const report = await runFuzz({ runs: 1, seed: 1, bugs: ['besu-1734'], expectedCheckers: ['agreement'], stopAtFirstFailure: true, maxShrinkRuns: 1, determinismEvery: 0, onCase: (i) => infos.push(i) });
+  t.is(report.failures.length, 1);
+  const { root, cases } = readJUnit(junitXml([fuzzSuite(report, infos, 'besu-1734')]));
+  t.deepEqual(counts(root), { tests: '2', failures: '1', skipped: '0' });
+  t.regex(cases[0].systemOut!, /^not counted as a find of bug besu-1734: none of the expected checkers \(agreement\) fired\n/);
+  t.like(cases[1], { attributes: { name: 'bug besu-1734 found' }, failure: 'bug besu-1734 not found in 1 runs (campaign seed 1)' });
+});
+
 test('a failing case of a plain campaign carries the checker, the case seed and the shrunk file', async (t) => {
   // A real failing campaign: the besu-1734 switch on, judged as a plain campaign (no --bug hunt).
   const dir = tempDir();

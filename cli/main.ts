@@ -63,7 +63,8 @@ hunt does not find it.
 
 Known-bug switches (simulation only): 'bugs list' names them, 'bugs check' shows each bug's scenario
 failing with its switch on and passing with it off, 'fuzz --bug ID' hunts one with the switch on
-(exit 0 when the campaign finds it, 1 when it does not).
+(exit 0 when the campaign finds it, 1 when it does not; a find is a failure one of the bug's
+checkers reports whose shrunk case passes with the switch off).
 
 Exit status: 0 when every run is ok; 1 when a run fails its checks, 'fuzz --bug' does not find its bug,
 'bugs check' cannot show a bug, a 'check' case fails or 'rehearse' ends in stall, fork or forked-off;

@@ -283,7 +283,8 @@ export class QbftNode {
         canonicalHashAt: (n) => this.chain.canonicalAt(n)?.hash,
         blockByHash: (hash) => this.chain.get(hash)?.block,
       },
-      sink: { importBlock: (block) => this.importBlock(block) },
+      // plant-sync-seals: blocks that arrive over the eth protocol skip the commit-seal rule.
+      sink: { importBlock: (block) => this.importBlock(block, { checkSeals: !this.bugs.has('plant-sync-seals') }) },
       common: this.common,
       hashOf: this.bft ? undefined : (header) => bytesToHex(plainBlockHash(header)),
       forkId: (head) => forkIdAtHead(forks, forkPosition(head.hash)),
@@ -492,8 +493,9 @@ export class QbftNode {
     // Besu's BlockTimer: the options at (height, parent timestamp), and a longer period that a
     // time-typed transition brings within one period applies already (else the block would fail
     // the period rule, judged at the block's own timestamp).
-    const params = this.schedule.paramsAt(height, head.timestamp);
-    const blockPeriodSeconds = Math.max(params.blockPeriodSeconds, this.schedule.paramsAt(height, head.timestamp + params.blockPeriodSeconds).blockPeriodSeconds);
+    const periodHeight = this.bugs.has('plant-period-early') ? head.number : height;
+    const params = this.schedule.paramsAt(periodHeight, head.timestamp);
+    const blockPeriodSeconds = Math.max(params.blockPeriodSeconds, this.schedule.paramsAt(periodHeight, head.timestamp + params.blockPeriodSeconds).blockPeriodSeconds);
     // xblockperiodmilliseconds counts from now, not from the parent's timestamp.
     const blockTimerAtMs = params.blockPeriodMilliseconds ? this.runtime.clock.nowMs() + params.blockPeriodMilliseconds : (head.timestamp + blockPeriodSeconds) * 1000;
     return {
@@ -541,12 +543,13 @@ export class QbftNode {
     const headerProblem = async (header: Block['header'], parentEntry: ChainEntry, withSeals: boolean): Promise<string | undefined> => {
       // The ruleset of the fork at the header's own number and timestamp (Besu: getByBlockHeader).
       const params = this.schedule.paramsAt(Number(header.number), Number(header.timestamp));
+      const period = this.bugs.has('plant-period-early') ? this.schedule.paramsAt(parentEntry.number, parentEntry.timestamp) : params;
       const verdict = validateHeader(this.headerFacts({ header }), {
         parent: this.headerFacts(parentEntry.block, parentEntry.hash),
         validatorsAfterParent: await this.validators.forChildOf(parentEntry),
         contractMode: params.validatorSelectionMode === 'contract',
-        blockPeriodSeconds: params.blockPeriodSeconds,
-        blockPeriodMilliseconds: params.blockPeriodMilliseconds,
+        blockPeriodSeconds: period.blockPeriodSeconds,
+        blockPeriodMilliseconds: period.blockPeriodMilliseconds,
         nowSeconds: Math.floor((this.runtime.systemClock ?? this.runtime.clock).nowMs() / 1000),
         londonBlock: this.config.genesis.forkBlocks['london'],
         committedSealHash: (round) => committedSealHash(header, round),
@@ -602,14 +605,14 @@ export class QbftNode {
   }
 
   /** Full validation (header, seals, execution) and fork choice for a sealed block. */
-  async importBlock(block: Block): Promise<ImportOutcome> {
+  async importBlock(block: Block, opts: { checkSeals?: boolean } = {}): Promise<ImportOutcome> {
     const hash = bytesToHex(this.hashOf(block.header));
     if (this.chain.has(hash)) return { ok: true, status: 'known' };
     const parent = this.chain.get(bytesToHex(block.header.parentHash));
     if (!parent) return { ok: false, reason: 'unknown parent' };
     let problem: string | undefined;
     try {
-      problem = (await this.checkHeader(block, parent, true)) ?? (await this.execute(block, parent));
+      problem = (await this.checkHeader(block, parent, opts.checkSeals ?? true)) ?? (await this.execute(block, parent));
     } catch (err) {
       problem = `validation: ${(err as Error).message}`;
     }

@@ -17,6 +17,7 @@ import type { Transport, WireMessage } from '../node/runtime/ports.ts';
 import { equivocate, invalidJustification, silent, withholdProposals } from './byzantine/classic.ts';
 import { conflictingPrepared } from './byzantine/conflicting-prepared.ts';
 import { duplicateAuthors } from './byzantine/duplicate-authors.ts';
+import { forgeBlocks } from './byzantine/forged-blocks.ts';
 import { forgeCommitSeal } from './byzantine/forged-commit.ts';
 import { ignoreLock } from './byzantine/ignore-lock.ts';
 import { authorOf, peekRoundId, tryDecode, type Behaviour, type ByzantineKit, type Outgoing, type Plan } from './byzantine/kit.ts';
@@ -43,6 +44,7 @@ const IMPLEMENTATIONS: Record<HostileBehaviour, Behaviour> = {
   'malformed-rlp': malformedRlp,
   'round-change-flood': roundChangeFlood,
   'withhold-proposals': withholdProposals,
+  'forge-blocks': forgeBlocks,
 };
 
 export interface ByzantineControl {
@@ -126,6 +128,10 @@ export function byzantineTransport(
     return result;
   };
 
+  /** QBFT messages go through every behaviour; eth messages only through those that plan them. */
+  const rewrites = (behaviour: string, message: WireMessage): boolean =>
+    message.protocol === 'istanbul' || (message.protocol === 'eth' && implementationOf(behaviour, custom).planEth !== undefined);
+
   const observeIncoming = (message: WireMessage): void => {
     const behaviour = active();
     if (!behaviour || message.protocol !== 'istanbul') return;
@@ -160,10 +166,10 @@ export function byzantineTransport(
     addressOfPeer: inner.addressOfPeer ? (p) => inner.addressOfPeer!(p) : undefined,
     send(to, message) {
       const behaviour = active();
-      if (!behaviour || message.protocol !== 'istanbul') return inner.send(to, message);
+      if (!behaviour || !rewrites(behaviour, message)) return inner.send(to, message);
       let entry = planned.get(message.data);
       if (!entry || entry.behaviour !== behaviour) {
-        entry = { behaviour, plan: plan(behaviour, message) };
+        entry = { behaviour, plan: message.protocol === 'eth' ? implementationOf(behaviour, custom).planEth!(kit, message) : plan(behaviour, message) };
         planned.set(message.data, entry);
       }
       const list = typeof entry.plan === 'function' ? entry.plan(to) : entry.plan;

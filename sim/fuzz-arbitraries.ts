@@ -27,7 +27,8 @@
  *   drops members of F until it holds. Observers added are honest; they never fault. No set has
  *   fewer than MIN_VALIDATOR_SET members (a new list is filled up with honest validators).
  * - Chain parameters that do not touch the fault model also move: a small epoch length (votes are
- *   reset at each epoch block), block period / block reward / mining beneficiary transitions.
+ *   reset at each epoch block), block period (lengthened, and often shortened back a few blocks
+ *   later) / block reward / mining beneficiary transitions.
  * - JSON-RPC calls (read-only) go to honest nodes only, which are always running.
  *
  * Everything is built from fc.record / fc.array / fc.integer and mapped, with time values clamped
@@ -112,7 +113,8 @@ export type RawValidatorChange =
   | { kind: 'list'; block: number; keepMask: number; addObserver: boolean; contract: boolean };
 
 export type RawTransition =
-  | { kind: 'period'; block: number; seconds: 1 | 2 }
+  /** The period lengthens from the genesis' 1 s at `block` and, unless `backAfterBlocks` is null, shortens back to 1 s that many blocks later. */
+  | { kind: 'period'; block: number; seconds: 2; backAfterBlocks: number | null }
   | { kind: 'reward'; block: number; reward: '0' | typeof ONE_ETH }
   | { kind: 'beneficiary'; block: number; who: 'account1' | 'v0' | '' };
 
@@ -202,7 +204,7 @@ export function rawValidatorChangeArbitrary(): fc.Arbitrary<RawValidatorChange> 
 export function rawTransitionArbitrary(): fc.Arbitrary<RawTransition> {
   const block = fc.integer({ min: 2, max: 30 });
   return fc.oneof(
-    fc.record({ kind: fc.constant('period' as const), block, seconds: fc.constantFrom(1 as const, 2 as const) }),
+    fc.record({ kind: fc.constant('period' as const), block, seconds: fc.constant(2 as const), backAfterBlocks: fc.option(fc.integer({ min: 1, max: 6 }), { freq: 2 }) }),
     fc.record({ kind: fc.constant('reward' as const), block, reward: fc.constantFrom('0' as const, ONE_ETH) }),
     fc.record({ kind: fc.constant('beneficiary' as const), block, who: fc.constantFrom('account1' as const, 'v0' as const, '' as const) }),
   );
@@ -300,9 +302,18 @@ function validatorChange(
   }
 }
 
-function transitionStep(t: RawTransition): TransitionStep {
+function transitionSteps(t: RawTransition): TransitionStep[] {
   switch (t.kind) {
-    case 'period': return { block: t.block, blockPeriodSeconds: t.seconds };
+    case 'period': {
+      const lengthen = { block: t.block, blockPeriodSeconds: t.seconds };
+      return t.backAfterBlocks === null ? [lengthen] : [lengthen, { block: t.block + t.backAfterBlocks, blockPeriodSeconds: 1 }];
+    }
+    default: return [transitionStep(t)];
+  }
+}
+
+function transitionStep(t: Exclude<RawTransition, { kind: 'period' }>): TransitionStep {
+  switch (t.kind) {
     case 'reward': return { block: t.block, blockReward: t.reward };
     case 'beneficiary': return { block: t.block, miningBeneficiary: t.who };
   }
@@ -396,7 +407,7 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
     }
   }
 
-  const transitions = raw.transitions.map(transitionStep);
+  const transitions = raw.transitions.flatMap(transitionSteps);
   for (const t of transitions) notes.push(`transition at block ${t.block}: ${JSON.stringify({ ...t, block: undefined })}`);
   if (raw.validatorChange) {
     const change = validatorChange(raw.validatorChange, { validators, observers, F, latestMs: Math.max(0, raw.durationMs - healMargin) });

@@ -20,6 +20,11 @@
  *   with the failing run's (`reproduced`).
  * - Every `determinismEvery`-th case (default 10, by campaign case index) runs twice, the second
  *   time from a JSON round trip of the scenario, and must give the same trace hash.
+ * - Hunting a bug (`bugs` switches on, `fuzz --bug`), a failure counts as a find only when one of the
+ *   expected checkers (the corpus entry's caughtBy) is among the shrunk case's violations and the
+ *   shrunk case passes when replayed without the switches; any other failure is reported with
+ *   failure.find.counted false and the reason, and the campaign goes on. A failure first caught by
+ *   an expected checker shrinks only to candidates an expected checker still catches.
  * - runFuzzCase runs one case to the end (shrinking included), so cases can run in other processes
  *   (`fuzz --jobs`, cli/fuzz-workers.ts): runFuzz takes their outcomes in index order, counts and
  *   writes them as it does its own, and the first failure is the one with the lowest index.
@@ -50,7 +55,9 @@ export interface FuzzOptions {
   maxShrinkRuns?: number;
   /** Known-bug switches every case runs with (`fuzz --bug`); failures record them in their scenario. */
   bugs?: string[];
-  /** End the campaign at the first failing case (after shrinking it). */
+  /** With bugs: the checkers a find must be caught by (the corpus entry's caughtBy); without it any failure does. */
+  expectedCheckers?: string[];
+  /** End the campaign at the first failing case (after shrinking it); hunting a bug, at the first counted find. */
   stopAtFirstFailure?: boolean;
   /**
    * Runs the cases elsewhere (`fuzz --jobs`: worker processes) instead of one after another here;
@@ -98,6 +105,19 @@ export interface FuzzFailure {
   shrinks: number;
   /** The written scenario, replayed from its JSON text, failed again with the same trace hash. */
   reproduced: boolean;
+  /** Hunting a bug: whether this failure counts as finding it. */
+  find?: FindJudgement;
+}
+
+/** A hunt's failure judged as a find: an expected checker fired and the shrunk case passes with the switches off. */
+export interface FindJudgement {
+  counted: boolean;
+  /** The expected checker among the shrunk run's violations (the first one reported). */
+  checker?: string;
+  /** The shrunk case replayed without the bug switches passed. */
+  switchOffReplayPassed: boolean;
+  /** Why the failure is not counted (absent when it is). */
+  notCounted?: string;
 }
 
 export interface FuzzReport {
@@ -118,8 +138,10 @@ export interface FuzzReport {
   runsPerMinute?: number;
   /** The bug switches the campaign ran with. */
   bugs?: string[];
-  /** With bug switches: cases run until the first failure, counting it (undefined: none found). */
+  /** With bug switches: cases run until the first counted find, counting it (undefined: none found). */
   runsToFind?: number;
+  /** With bug switches: the first counted find. */
+  find?: { caseIndex: number; checker?: string; switchOffReplayPassed: true };
 }
 
 export interface Verdict {
@@ -196,6 +218,8 @@ export interface FuzzCaseSpec {
   seed: number;
   /** Sorted known-bug switches every case runs with. */
   bugs?: string[];
+  /** With bugs: the checkers a find must be caught by. */
+  expectedCheckers?: string[];
   determinismEvery: number;
   maxShrinkRuns: number;
   /** Where the campaign writes failure files (the case names its file; the campaign writes it). */
@@ -212,6 +236,8 @@ export interface FuzzCaseOutcome {
   /** runScenario calls of the case, shrinking and the failure replay included. */
   simRuns: number;
   failure?: FuzzFailure;
+  /** A campaign that stops at its first failure stops here (hunting a bug: at its first counted find). */
+  endsCampaign: boolean;
   /** The text for failure.file, which the campaign writes when it takes the outcome. */
   failureText?: string;
 }
@@ -235,7 +261,9 @@ export async function runFuzzCase(
   const withBugs = (s: Scenario): Scenario => (bugs ? { ...s, bugs: [...new Set([...(s.bugs ?? []), ...bugs])].sort() } : s);
   const caseSeed = caseSeedFor(spec.seed, caseIndex);
   const determinism = spec.determinismEvery > 0 && caseIndex % spec.determinismEvery === 0;
+  const caughtBy = (v: Verdict) => expectedCheckerOf(v.result, spec.expectedCheckers);
   let first: { scenario: Scenario; verdict: Verdict; info: FuzzCaseInfo } | undefined;
+  let firstCaught = false;
   let lastFailure: { scenario: Scenario; verdict: Verdict } | undefined;
   let shrinkRuns = 0;
   let simRuns = 0;
@@ -266,7 +294,11 @@ export async function runFuzzCase(
         ...(caseStart !== undefined ? { wallMs: Math.round(opts.wallClock!() - caseStart) } : {}),
       };
       first = { scenario: s, verdict, info };
+      firstCaught = !verdict.ok && caughtBy(verdict) !== undefined;
       opts.onFirstRun?.(info);
+    } else if (firstCaught && !verdict.ok && caughtBy(verdict) === undefined) {
+      // Shrinking keeps to the failure the expected checker caught, not any failure on the way.
+      return true;
     }
     if (!verdict.ok) lastFailure = { scenario: s, verdict };
     return verdict.ok;
@@ -274,7 +306,7 @@ export async function runFuzzCase(
 
   const details = await fc.check(property, { seed: caseSeed, numRuns: 1 });
   if (!first) throw new Error(`fuzz case ${caseIndex}: fast-check ran no property run`);
-  const outcome: FuzzCaseOutcome = { caseIndex, info: first.info, liveness: first.verdict.result?.invariants.liveness, simRuns };
+  const outcome: FuzzCaseOutcome = { caseIndex, info: first.info, liveness: first.verdict.result?.invariants.liveness, simRuns, endsCampaign: false };
   if (!details.failed) return outcome;
   // The counterexample fast-check reports is the last candidate that failed.
   const shrunk = lastFailure ?? { scenario: details.counterexample![0], verdict: first.verdict };
@@ -294,9 +326,37 @@ export async function runFuzzCase(
   const replay = await judgeScenario(validateScenario(JSON.parse(text), failure.file ?? 'fuzz failure', extensionNames(opts.extensions)), { extensions: opts.extensions });
   outcome.simRuns += replay.runs;
   failure.reproduced = !replay.ok && replay.result?.traceHash === shrunk.verdict.result?.traceHash;
+  if (bugs) {
+    const judged = await judgeFind(spec, shrunk.scenario, shrunk.verdict, opts.extensions);
+    outcome.simRuns += judged.runs;
+    failure.find = judged.find;
+  }
   outcome.failure = failure;
+  outcome.endsCampaign = spec.stopAtFirstFailure && (failure.find?.counted ?? true);
   outcome.failureText = text;
   return outcome;
+}
+
+/** The first of the expected checkers among a run's violations. */
+function expectedCheckerOf(result: RunResult | null, expected: string[] | undefined): string | undefined {
+  return result?.violations.map((v) => v.checker as string).find((c) => expected?.includes(c));
+}
+
+/** Whether a hunt's shrunk failure counts as a find: caught by an expected checker, and passing with the switches off. */
+async function judgeFind(spec: FuzzCaseSpec, scenario: Scenario, verdict: Verdict, extensions?: RunExtensions): Promise<{ find: FindJudgement; runs: number }> {
+  const expected = spec.expectedCheckers;
+  // Without expected checkers any failure is caught; the first checker that fired names it.
+  const checker = expected ? expectedCheckerOf(verdict.result, expected) : verdict.result?.violations[0]?.checker;
+  const switches = new Set(spec.bugs);
+  const rest = (scenario.bugs ?? []).filter((b) => !switches.has(b));
+  const switchedOff: Scenario = { ...scenario, bugs: rest };
+  if (rest.length === 0) delete switchedOff.bugs;
+  const off = await judgeScenario(switchedOff, { extensions });
+  const why: string[] = [];
+  if (expected && checker === undefined) why.push(`none of the expected checkers (${expected.join(', ')}) fired`);
+  if (!off.ok) why.push(`the shrunk case fails with the switch off too (${off.reason})`);
+  const find: FindJudgement = { counted: why.length === 0, ...(checker ? { checker } : {}), switchOffReplayPassed: off.ok, ...(why.length > 0 ? { notCounted: why.join('; ') } : {}) };
+  return { find, runs: off.runs };
 }
 
 async function* casesInThisProcess(spec: FuzzCaseSpec, indices: number[], opts: FuzzOptions): AsyncGenerator<FuzzCaseOutcome> {
@@ -320,6 +380,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const spec: FuzzCaseSpec = {
     seed: opts.seed,
     ...(bugs ? { bugs } : {}),
+    ...(bugs && opts.expectedCheckers ? { expectedCheckers: [...opts.expectedCheckers] } : {}),
     determinismEvery: opts.determinismEvery ?? 10,
     maxShrinkRuns: opts.maxShrinkRuns ?? 60,
     ...(opts.failureDir !== undefined ? { failureDir: opts.failureDir } : {}),
@@ -329,6 +390,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const outcomes = opts.runCases ? opts.runCases(spec, indices, { timed: opts.wallClock !== undefined }) : casesInThisProcess(spec, indices, opts);
 
   let next = 0;
+  let ended = false;
   for await (const outcome of outcomes) {
     if (outcome.caseIndex !== indices[next]) throw new Error(`fuzz: expected the outcome of case ${indices[next]}, got case ${outcome.caseIndex}`);
     next++;
@@ -346,10 +408,16 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
       writeFileSync(failure.file, outcome.failureText!);
     }
     report.failures.push(failure);
-    if (bugs && report.runsToFind === undefined) report.runsToFind = report.runs;
-    if (spec.stopAtFirstFailure) break;
+    if (bugs && report.runsToFind === undefined && failure.find?.counted) {
+      report.runsToFind = report.runs;
+      report.find = { caseIndex: failure.caseIndex, ...(failure.find.checker ? { checker: failure.find.checker } : {}), switchOffReplayPassed: true };
+    }
+    if (outcome.endsCampaign) {
+      ended = true;
+      break;
+    }
   }
-  if (next < indices.length && !(spec.stopAtFirstFailure && report.failures.length > 0)) {
+  if (next < indices.length && !ended) {
     throw new Error(`fuzz: the case runner stopped after ${next} of ${indices.length} cases`);
   }
 

@@ -129,10 +129,13 @@ test('generated scenarios are valid and stay within the fault model', (t) => {
       t.true(v.voters.length > s.validators / 2, 'votes come from a majority of validators');
       sets.push(v.add ? [...validators, v.subject] : validators.filter((x) => x !== v.subject));
     }
+    let period = s.genesis?.blockPeriodSeconds ?? 1;
     for (const tr of s.genesis?.transitions ?? []) {
       if (tr.validators) sets.push(tr.validators), cover('transition validators');
       if (tr.contractValidators) sets.push(tr.contractValidators), cover('transition contract');
       if (tr.blockPeriodSeconds !== undefined) cover('transition block period');
+      if (tr.blockPeriodSeconds !== undefined && tr.blockPeriodSeconds !== period) cover(tr.blockPeriodSeconds > period ? 'period lengthened' : 'period shortened');
+      period = tr.blockPeriodSeconds ?? period;
       if (tr.blockReward !== undefined) cover('transition reward');
       if (tr.miningBeneficiary !== undefined) cover('transition beneficiary');
     }
@@ -151,6 +154,9 @@ test('generated scenarios are valid and stay within the fault model', (t) => {
     'rpc eth_blockNumber', 'rpc eth_getBlockByNumber', 'rpc qbft_getValidatorsByBlockNumber',
   ];
   for (const what of wanted) t.true((coverage.get(what) ?? 0) > 0, `the fuzz covers: ${what}`);
+  // A transition read at the wrong height shows when the period lengthens (a block too early) or shortens.
+  t.true((coverage.get('period lengthened') ?? 0) >= 40, 'at least 10% of cases lengthen the block period');
+  t.true((coverage.get('period shortened') ?? 0) >= 20, 'at least 5% of cases shorten it');
 });
 
 test('cases are independent of one another, so shards split a campaign exactly', (t) => {
@@ -288,6 +294,7 @@ test('fuzz --bug with --jobs 2 finds, shrinks and writes the same first failure 
   const two = await fuzzCli(t, args, 2);
   t.is(one.code, 0);
   t.is(one.report.runsToFind, 1);
+  t.deepEqual(one.report.find, { caseIndex: 0, checker: 'round-start', switchOffReplayPassed: true });
   t.deepEqual(one.report.failures.map((f: { caseIndex: number }) => f.caseIndex), [0]);
   t.true(one.report.failures[0].reproduced);
   t.deepEqual(Object.keys(one.files), ['fuzz-failure-1-0.json']);
@@ -295,13 +302,17 @@ test('fuzz --bug with --jobs 2 finds, shrinks and writes the same first failure 
 });
 
 test('fuzz --bug with --jobs 2 waits for the earlier passing case when a later one fails first', async (t) => {
-  // With besu-2449 on, cases 0-2 pass and case 3 fails: the campaign has 4 runs whichever finishes first.
-  const args = ['--runs', '5', '--seed', '1', '--bug', 'besu-2449'];
+  // With besu-10052 on, the first cases pass and a later one is the find (case 5 when written; the
+  // case depends on the arbitrary): the campaign ends there whichever worker finishes first.
+  const args = ['--runs', '8', '--seed', '1', '--bug', 'besu-10052'];
   const one = await fuzzCli(t, args, 1);
   const two = await fuzzCli(t, args, 2);
-  t.is(one.report.runs, 4);
-  t.is(one.report.runsToFind, 4);
-  t.deepEqual(Object.keys(one.files), ['fuzz-failure-1-3.json']);
+  const found = one.report.find as { caseIndex: number; checker: string; switchOffReplayPassed: boolean };
+  t.like(found, { checker: 'round-start', switchOffReplayPassed: true });
+  t.true(found.caseIndex > 0, 'a later case is the find');
+  t.is(one.report.runs, found.caseIndex + 1);
+  t.is(one.report.runsToFind, found.caseIndex + 1);
+  t.true(`fuzz-failure-1-${found.caseIndex}.json` in one.files);
   t.deepEqual(two, one);
 });
 

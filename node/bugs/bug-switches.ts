@@ -17,19 +17,36 @@ export const BUG_IDS = [
   'ghsa-23rh',
 ] as const;
 
-export type BugId = (typeof BUG_IDS)[number];
+/**
+ * Planted switches: bugs Besu is not known to have had, planted to show that a test or the fuzzer
+ * catches a mechanism no corpus entry covers. They have no corpus entry.
+ */
+export const PLANTED_BUG_IDS = [
+  // Blocks imported through the eth protocol (sync and NewBlock) skip the commit-seal rule.
+  'plant-sync-seals',
+  // The block period (block timer and header rule) is read at the parent's height: a block-period transition takes effect one block late.
+  'plant-period-early',
+] as const;
+
+export type PlantedBugId = (typeof PLANTED_BUG_IDS)[number];
+
+export type BugId = (typeof BUG_IDS)[number] | PlantedBugId;
 
 export type BugSwitches = ReadonlySet<BugId>;
 
 export const NO_BUGS: BugSwitches = new Set();
 
 export function isBugId(value: unknown): value is BugId {
-  return typeof value === 'string' && (BUG_IDS as readonly string[]).includes(value);
+  return typeof value === 'string' && ((BUG_IDS as readonly string[]).includes(value) || isPlantedBugId(value));
+}
+
+export function isPlantedBugId(value: unknown): value is PlantedBugId {
+  return typeof value === 'string' && (PLANTED_BUG_IDS as readonly string[]).includes(value);
 }
 
 /** The switches for a list of ids; throws on an unknown id. */
 export function bugSwitches(ids: readonly string[] | undefined): BugSwitches {
   if (!ids || ids.length === 0) return NO_BUGS;
-  for (const id of ids) if (!isBugId(id)) throw new RangeError(`unknown bug id ${JSON.stringify(id)}; known: ${BUG_IDS.join(', ')}`);
+  for (const id of ids) if (!isBugId(id)) throw new RangeError(`unknown bug id ${JSON.stringify(id)}; known: ${[...BUG_IDS, ...PLANTED_BUG_IDS].join(', ')}`);
   return new Set(ids as BugId[]);
 }

@@ -190,7 +190,7 @@ export class QbftService {
 
   /** Per-round state the current height holds (none when this node is not a validator for it). */
   heldState(): HeldState {
-    return this.manager?.heldState() ?? { roundChangeRounds: 0, highestRoundChangeRound: -1, futureRoundStates: 0 };
+    return this.manager?.heldState() ?? { roundChangeRounds: 0, highestRoundChangeRound: -1, futureRoundStates: 0, byAuthor: [] };
   }
 
   /** Cancels the block and round timers; the height manager stays (a known-bug switch uses this). */

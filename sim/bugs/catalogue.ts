@@ -273,7 +273,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
     scenario: {
       name: 'bug-ghsa-23rh',
       description:
-        'v3 floods round changes for rounds 1000 to 100000 and beyond while a 2-2 partition holds a height open for 12 s.',
+        'v3 floods round changes for 1101 distinct rounds above 1000 with each of its own round changes while a 2-2 partition holds a height open for 12 s.',
       validators: 4,
       durationMs: 40_000,
       steps: [

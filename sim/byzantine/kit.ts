@@ -64,6 +64,8 @@ export interface Behaviour {
   plan(kit: ByzantineKit, out: Outgoing): Plan;
   /** Called for each decoded incoming message the behaviour observes; returns messages to send to every peer. */
   onIncoming?(kit: ByzantineKit, message: QbftMessage): WireMessage[];
+  /** What to send for an eth message the node sends; without it, eth messages pass untouched. */
+  planEth?(kit: ByzantineKit, message: WireMessage): Plan;
 }
 
 const COINBASE_INDEX = 2;

@@ -12,6 +12,7 @@ export const HOSTILE_BEHAVIOURS = [
   'malformed-rlp',
   'round-change-flood',
   'withhold-proposals',
+  'forge-blocks',
 ] as const;
 
 export type HostileBehaviour = (typeof HOSTILE_BEHAVIOURS)[number];

@@ -127,6 +127,15 @@ export interface StateSample {
   roundChangeRounds: number;
   highestRoundChangeRound: number;
   futureRoundStates: number;
+  /** Per author (address): distinct round-change target rounds and future rounds its messages fill, and their encoded bytes. */
+  byAuthor: AuthorHeld[];
+}
+
+export interface AuthorHeld {
+  author: Hex;
+  roundChangeRounds: number;
+  futureRounds: number;
+  bytes: number;
 }
 
 /** The last fault step of the scenario has run: liveness is owed from here on. */

@@ -32,7 +32,11 @@ export interface NodeState {
   startedAtMs: number;
 }
 
-export type ImportedBlock = { ok: true; tracked: TrackedBlock; rlpKey: string } | { ok: false; error: string };
+/**
+ * `tracked` is the block's first copy (its identity and validator set); `block` is the copy these
+ * bytes hold, whose round and seals may differ (the on-chain hash leaves them out).
+ */
+export type ImportedBlock = { ok: true; tracked: TrackedBlock; block: DecodedBlock; rlpKey: string } | { ok: false; error: string };
 
 export class RunModel {
   readonly rules: GenesisRules;
@@ -144,7 +148,7 @@ export class RunModel {
     if (!got) {
       try {
         const block = decodeBlock(o.rlp);
-        got = { ok: true, tracked: this.tracker.add(block), rlpKey: key };
+        got = { ok: true, tracked: this.tracker.add(block), block, rlpKey: key };
         this.reportedHashes.set(o.hash, block.onchainHash);
       } catch (err) {
         got = { ok: false, error: `the block does not decode: ${(err as Error).message}` };

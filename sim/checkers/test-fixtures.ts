@@ -162,6 +162,8 @@ export interface SyntheticOptions {
   requestTimeoutSeconds?: number;
   latencyAllowanceMs?: number;
   earlyRoundChange?: boolean;
+  /** Changes the genesis JSON (qbft options, transitions, time forks) before the checkers read it. */
+  editGenesis?: (genesis: Record<string, unknown>) => void;
 }
 
 /** A run made of hand-fed observations, judged by a real CheckerSuite. */
@@ -175,6 +177,7 @@ export class SyntheticRun {
   constructor(opts: SyntheticOptions = {}) {
     this.keys = keys(opts.validators ?? 4);
     this.genesis = buildSimGenesis({ validators: this.keys.map((k) => k.address), startTimeSeconds: GENESIS_TIME_S, requestTimeoutSeconds: opts.requestTimeoutSeconds ?? 2 });
+    opts.editGenesis?.(this.genesis);
     this.suite = new CheckerSuite({ genesis: this.genesis, latencyAllowanceMs: opts.latencyAllowanceMs ?? 1_000 });
     this.feed = new ObservationFeed((o) => this.suite.observe(o), { originMs: 0, blockRlp: (_node, hash) => this.blocks.get(hash) });
     const faulty = new Set(opts.faulty ?? []);
@@ -217,12 +220,12 @@ export class SyntheticRun {
   }
 
   /** A chain of `count` valid blocks from block 1: round-0 proposers by the rotation, sealed by the first quorum of validators. */
-  chain(count: number, sealers = 3): Array<{ spec: BlockSpec; rlp: Uint8Array }> {
+  chain(count: number, sealers = 3, timestampOf: (n: number) => number = (n) => GENESIS_TIME_S + n): Array<{ spec: BlockSpec; rlp: Uint8Array }> {
     const out: Array<{ spec: BlockSpec; rlp: Uint8Array }> = [];
     let parentHash = `0x${'0'.repeat(64)}` as Hex;
     let parentCoinbase = ZERO_ADDRESS;
     for (let n = 1; n <= count; n++) {
-      const spec: BlockSpec = { number: n, parentHash, coinbase: proposerFor(this.addresses(), parentCoinbase, 0), validators: this.addresses(), round: 0 };
+      const spec: BlockSpec = { number: n, parentHash, coinbase: proposerFor(this.addresses(), parentCoinbase, 0), validators: this.addresses(), round: 0, timestamp: timestampOf(n) };
       const rlp = sealedBlock(spec, this.keys.slice(0, sealers));
       out.push({ spec, rlp });
       parentHash = hashOf(rlp);

@@ -2,9 +2,10 @@
 import test from 'ava';
 import { findScenario } from '../../scenarios/index.ts';
 import { runScenario } from '../scenario-runner.ts';
+import type { Scenario } from '../scenario.ts';
 import type { CheckerSuite } from './suite.ts';
 import { proposerFor } from './toolkit/bft-math.ts';
-import { ZERO_ADDRESS, SyntheticRun, keys, proposalMsg, proposedBlock, sealedBlock, type BlockSpec } from './test-fixtures.ts';
+import { GENESIS_TIME_S, ZERO_ADDRESS, SyntheticRun, keys, proposalMsg, proposedBlock, sealedBlock, type BlockSpec } from './test-fixtures.ts';
 
 function setup() {
   const run = new SyntheticRun();
@@ -112,3 +113,83 @@ for (const name of ['add-validator', 'remove-validator', 'epoch-reset', 'switch-
     t.is(checkers!.validity.unjudged, 0, 'every block had a known validator set');
   });
 }
+
+const G = GENESIS_TIME_S;
+
+/** A run whose genesis has these qbft transitions (and, with `timeFork`, shanghaiTime 0, which makes them time-typed). */
+function periodRun(transitions: Array<Record<string, unknown>>, timeFork = false): SyntheticRun {
+  return new SyntheticRun({
+    editGenesis: (genesis) => {
+      const config = genesis['config'] as Record<string, unknown>;
+      config['transitions'] = { qbft: transitions };
+      if (timeFork) config['shanghaiTime'] = 0;
+    },
+  });
+}
+
+function importAll(run: SyntheticRun, count: number, timestampOf: (n: number) => number): void {
+  for (const { rlp } of run.chain(count, 3, timestampOf)) run.importBlock(1_000, 'v0', rlp);
+}
+
+test('planted: a block-period transition read one block late (block 3 only 1 s after its parent, period 2 s from block 3)', (t) => {
+  const run = periodRun([{ block: 3, blockperiodseconds: 2 }]);
+  importAll(run, 5, (n) => (n < 4 ? G + n : G + 3 + 2 * (n - 3)));
+  t.like(violationOf(run), { checker: 'validity', height: 3 });
+  t.regex(violationOf(run)!.reason, /timestamp \d+ is 1 s after its parent's, the block period in force at block 3 \(timestamp \d+\) is 2 s/);
+  const clean = periodRun([{ block: 3, blockperiodseconds: 2 }]);
+  importAll(clean, 5, (n) => (n < 3 ? G + n : G + 2 + 2 * (n - 2)));
+  t.is(violationOf(clean), undefined);
+});
+
+test('planted: a time-typed period transition (shanghaiTime 0) is judged at the block timestamp, not the number', (t) => {
+  const transition = { block: G + 10, blockperiodseconds: 2 };
+  const run = periodRun([transition], true);
+  importAll(run, 10, (n) => G + n);
+  t.like(violationOf(run), { checker: 'validity', height: 10 });
+  t.regex(violationOf(run)!.reason, /is 1 s after its parent's, the block period in force at block 10 \(timestamp \d+\) is 2 s/);
+  const clean = periodRun([transition], true);
+  importAll(clean, 10, (n) => (n < 10 ? G + n : G + 11));
+  t.is(violationOf(clean), undefined);
+  const byNumber = periodRun([transition]);
+  importAll(byNumber, 10, (n) => G + n);
+  t.is(violationOf(byNumber), undefined, 'without a time fork the value is a block number, not reached');
+});
+
+test('planted: xblockperiodmilliseconds replaces the period: under 1 s no rule, 2500 ms a 2 s rule', (t) => {
+  const run = periodRun([{ block: 2, xblockperiodmilliseconds: 500 }, { block: 4, xblockperiodmilliseconds: 2500 }]);
+  importAll(run, 4, (n) => (n === 1 ? G + 1 : G + 2));
+  t.like(violationOf(run), { checker: 'validity', height: 4 });
+  t.regex(violationOf(run)!.reason, /is 0 s after its parent's, the block period in force at block 4 .* is 2 s/);
+  const clean = periodRun([{ block: 2, xblockperiodmilliseconds: 500 }]);
+  importAll(clean, 4, (n) => (n === 1 ? G + 1 : G + 2));
+  t.is(violationOf(clean), undefined, 'blocks 2-4 share their timestamp under a 500 ms period');
+});
+
+const periodTransition = {
+  name: 'period-transition',
+  description: 'The block period goes from 1 s to 2 s at block 3.',
+  validators: 4,
+  genesis: { transitions: [{ block: 3, blockPeriodSeconds: 2 }] },
+  durationMs: 12_000,
+  steps: [],
+  expect: [{ kind: 'min-height', height: 5 }],
+} satisfies Scenario;
+
+test('planted in a real run: plant-period-early (the period read at the parent height) is caught at the transition block; without it the run passes', async (t) => {
+  const buggy = await runScenario(periodTransition, { bugs: ['plant-period-early'] });
+  const found = buggy.violations.find((v) => v.checker === 'validity');
+  t.like(found, { height: 3 });
+  t.regex(found!.reason, /is 1 s after its parent's, the block period in force at block 3 .* is 2 s/);
+  const clean = await runScenario(periodTransition);
+  t.deepEqual(clean.violations, []);
+  t.true(clean.ok, clean.errors.join('; '));
+});
+
+test('planted: a node imports a known block (same on-chain hash) with other seals: judged on its own seals, not the first copy', (t) => {
+  const { run, spec } = setup();
+  run.importBlock(1_000, 'v0', sealedBlock(spec, run.keys.slice(0, 3)));
+  t.is(violationOf(run), undefined);
+  run.importBlock(1_010, 'v2', sealedBlock(spec, run.keys.slice(0, 2)));
+  t.like(violationOf(run), { checker: 'validity', node: 'v2', height: 1 });
+  t.regex(violationOf(run)!.reason, /2 commit seals, quorum of 4 validators is 3/);
+});

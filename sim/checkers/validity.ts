@@ -10,6 +10,10 @@
  *   on the network was signed by the rotation's proposer for round r;
  * - carries at least quorum(n) commit seals over its committed-seal hash for its round, each
  *   recovering to a distinct member of the set (no foreign, unrecoverable or duplicate seals).
+ * - is at least the block period in force at its own number and timestamp newer than its parent
+ *   (blockperiodseconds, or xblockperiodmilliseconds when set, floored to seconds; no rule under
+ *   1 s), the period being computed here from the genesis and its transitions, block-numbered or
+ *   time-typed (Besu PR #9785).
  * Checks that need the validator set are skipped (and counted in `unjudged`) when it is unknown.
  */
 import type { BlockImported, Observation } from './observation.ts';
@@ -52,8 +56,9 @@ export class ValidityChecker extends ModelChecker {
       this.report({ atMs: o.atMs, node: o.node, height: o.number, round, reason: `block ${o.number} imported by ${o.node}: ${reason}`, line: lineText(o.line) });
     if (!imported.ok) return fail(imported.error);
     const tracked = imported.tracked;
-    const block = tracked.block;
-    // The same bytes get the same verdict; nodes may hold one block with different seals.
+    // Judged on these bytes: nodes may hold one block with different rounds and seals.
+    const block = imported.block;
+    // The same bytes get the same verdict.
     const judgedKey = `${imported.rlpKey}|${o.hash}|${o.number}`;
     if (this.judged.has(judgedKey)) return;
     this.judged.add(judgedKey);
@@ -62,7 +67,7 @@ export class ValidityChecker extends ModelChecker {
     if (block.number !== o.number) return fail(`the node reported number ${o.number}, the header says ${block.number}`, extra.round);
     if (block.onchainHash !== o.hash) return fail(`the node reported hash ${o.hash}, its on-chain hash is ${block.onchainHash}`, extra.round);
     if (extra.vanity.length !== 32) return fail(`extraData vanity is ${extra.vanity.length} bytes, not 32`, extra.round);
-    const problem = this.setProblem(tracked, extra) ?? this.sealProblem(tracked, extra);
+    const problem = this.setProblem(tracked, extra) ?? this.sealProblem(tracked, extra) ?? this.periodProblem(tracked);
     if (problem) fail(problem, extra.round);
   }
 
@@ -94,6 +99,16 @@ export class ValidityChecker extends ModelChecker {
     if (signers && !signers.has(want))
       return `proposed in round ${extra.round} by ${[...signers].map((s) => this.model.nameOf(s)).join(', ')}, the proposer for round ${extra.round} is ${want} (${this.model.nameOf(want)})`;
     return undefined;
+  }
+
+  private periodProblem(tracked: TrackedBlock): string | undefined {
+    const block = tracked.block;
+    const parentTimestamp = block.number === 1 ? this.model.rules.genesisTimestampSeconds : this.model.tracker.get(block.parentHash)?.block.timestamp;
+    if (parentTimestamp === undefined) return undefined;
+    const gap = this.model.rules.parentGapRuleSecondsAt(block.number, block.timestamp);
+    const since = block.timestamp - parentTimestamp;
+    if (since >= gap) return undefined;
+    return `timestamp ${block.timestamp} is ${since} s after its parent's, the block period in force at block ${block.number} (timestamp ${block.timestamp}) is ${gap} s`;
   }
 
   private sealProblem(tracked: TrackedBlock, extra: QbftExtraData): string | undefined {

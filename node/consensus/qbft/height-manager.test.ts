@@ -151,6 +151,25 @@ test('prepares and commits for any future round are buffered, above maxRound too
   t.is(hm.heldState().futureRoundStates, 4);
 });
 
+test('heldState reports per author the distinct rounds and the encoded bytes its messages fill', (t) => {
+  const hm = new HeightManager(config(1), ctx());
+  hm.start(0);
+  hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
+  const rcs = [5, 6, 7].map((round) => roundChange(0, round));
+  for (const message of rcs) hm.handle({ type: 'roundChange', nowMs: 1_100, message, block: undefined });
+  const b = block(keys[0].address, 0);
+  const prepares = [3, 4].map((round) => prepare(2, round, b));
+  for (const message of prepares) hm.handle({ type: 'prepare', nowMs: 1_100, message });
+  const bytes = (ms: Array<{ signed: { encoded: Uint8Array } }>) => ms.reduce((sum, m) => sum + m.signed.encoded.length, 0);
+  t.deepEqual(
+    hm.heldState().byAuthor,
+    [
+      { author: keys[0].address, roundChangeRounds: 3, futureRounds: 0, bytes: bytes(rcs) },
+      { author: keys[2].address, roundChangeRounds: 0, futureRounds: 2, bytes: bytes(prepares) },
+    ].sort((x, y) => (x.author < y.author ? -1 : 1)),
+  );
+});
+
 test('ghsa-23rh switch: round changes for any round are kept, one collection per distinct round', (t) => {
   const hm = new HeightManager(config(1, { bugs: new Set(['ghsa-23rh']) }), ctx());
   hm.start(0);

@@ -29,6 +29,18 @@ export interface HeldState {
   highestRoundChangeRound: number;
   /** Future rounds with buffered prepares or commits. */
   futureRoundStates: number;
+  /** What each author's messages make this height hold, sorted by author: reported, never used by the node. */
+  byAuthor: AuthorHeldState[];
+}
+
+export interface AuthorHeldState {
+  author: Hex;
+  /** Distinct target rounds of this author's round changes kept. */
+  roundChangeRounds: number;
+  /** Distinct future rounds holding a message of this author. */
+  futureRounds: number;
+  /** Encoded bytes of those messages. */
+  bytes: number;
 }
 
 interface PendingBlock {
@@ -83,7 +95,21 @@ export class HeightManager {
 
   /** What this height holds per round (for the simulator's bounded-state check and for stats). */
   heldState(): HeldState {
-    return { roundChangeRounds: this.rcManager.roundsHeld(), highestRoundChangeRound: this.rcManager.highestRound(), futureRoundStates: this.futureRounds.size };
+    return { roundChangeRounds: this.rcManager.roundsHeld(), highestRoundChangeRound: this.rcManager.highestRound(), futureRoundStates: this.futureRounds.size, byAuthor: this.heldByAuthor() };
+  }
+
+  private heldByAuthor(): AuthorHeldState[] {
+    const held = new Map<Hex, AuthorHeldState>();
+    const of = (author: Hex) => held.get(author) ?? held.set(author, { author, roundChangeRounds: 0, futureRounds: 0, bytes: 0 }).get(author)!;
+    for (const [author, { rounds, bytes }] of this.rcManager.heldByAuthor()) Object.assign(of(author), { roundChangeRounds: rounds, bytes });
+    for (const state of this.futureRounds.values()) {
+      for (const [author, bytes] of state.bytesByAuthor()) {
+        const entry = of(author);
+        entry.futureRounds++;
+        entry.bytes += bytes;
+      }
+    }
+    return [...held.values()].sort((a, b) => (a.author < b.author ? -1 : a.author > b.author ? 1 : 0));
   }
 
   isLocalValidator(): boolean {

@@ -66,6 +66,20 @@ export class RoundChangeManager {
     return count >= needed ? lowest : undefined;
   }
 
+  /** Per author: the distinct target rounds of the round changes kept, and their encoded bytes. */
+  heldByAuthor(): Map<Hex, { rounds: number; bytes: number }> {
+    const out = new Map<Hex, { rounds: number; bytes: number }>();
+    for (const collection of this.rounds.values()) {
+      for (const [author, { message }] of collection.byAuthor) {
+        const held = out.get(author) ?? { rounds: 0, bytes: 0 };
+        held.rounds++;
+        held.bytes += roundChangeBytes(message);
+        out.set(author, held);
+      }
+    }
+    return out;
+  }
+
   roundsHeld(): number {
     return this.rounds.size;
   }
@@ -76,4 +90,8 @@ export class RoundChangeManager {
     for (const r of this.rounds.keys()) if (r > highest) highest = r;
     return highest;
   }
+}
+
+function roundChangeBytes(m: RoundChangeMessage): number {
+  return m.signed.encoded.length + (m.preparedBlockRlp?.length ?? 0) + m.prepares.reduce((sum, p) => sum + p.encoded.length, 0);
 }

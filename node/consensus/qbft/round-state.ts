@@ -55,6 +55,15 @@ export class RoundState {
     this.commits.set(author, m);
   }
 
+  /** Per author: the encoded bytes of the messages this round keeps (reported for the bounded-state measure). */
+  bytesByAuthor(): Map<Hex, number> {
+    const out = new Map<Hex, number>();
+    const add = (author: Hex, bytes: number) => out.set(author, (out.get(author) ?? 0) + bytes);
+    if (this.proposal) add(this.proposal.signed.author, this.proposal.signed.encoded.length + [...this.proposal.roundChanges, ...this.proposal.prepares].reduce((sum, s) => sum + s.encoded.length, 0));
+    for (const m of [...this.prepares.values(), ...this.commits.values()]) add(m.signed.author, m.signed.encoded.length);
+    return out;
+  }
+
   isPrepared(): boolean {
     return this.block !== undefined && this.prepares.size >= this.quorum;
   }

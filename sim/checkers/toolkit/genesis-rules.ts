@@ -8,8 +8,9 @@
  * the validators of those blocks unknown, and the checks that need them unjudged.
  *
  * Besu compares transition blocks with timestamps when a time-based hardfork rules at that value
- * (see node/chain/fork-schedule.ts). Such genesis files are not reproduced here: with any
- * time-based fork, the selection mode from the first mode-changing transition on is unknown.
+ * (Besu PR #9785). The header's period rule follows it here (parentGapRuleSecondsAt, at the block's
+ * own number and timestamp); the rest does not: with any time-based fork, the selection mode from
+ * the first mode-changing transition on is unknown.
  */
 import { sortedAddresses } from './bft-math.ts';
 import { fromHex, toHex, type Hex } from './crypto.ts';
@@ -36,6 +37,20 @@ export interface GenesisRules {
    * millisecond periods).
    */
   minParentGapSecondsAt(blockNumber: number): number | undefined;
+  /**
+   * The header rule on a block's timestamp: the smallest gap in seconds to its parent under the
+   * period in force at the block's own number and timestamp (0: no rule, for a period under 1 s).
+   */
+  parentGapRuleSecondsAt(blockNumber: number, timestampSeconds: number): number;
+}
+
+/** A period in force from a transition (or the genesis) on; `byTime` when its `block` is a timestamp. */
+interface PeriodFork {
+  from: number;
+  byTime: boolean;
+  seconds: number;
+  /** xblockperiodmilliseconds when > 0 (it replaces blockperiodseconds). */
+  ms: number | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -140,8 +155,11 @@ export function readGenesisRules(genesis: Json): GenesisRules {
     .sort((a, b) => a.block - b.block);
   const timeForks = configObj !== undefined && Object.keys(configObj).some((k) => /time$/i.test(k) && integer(configObj[k]) !== undefined);
   const periodSpans: Array<{ fromBlock: number; seconds: number | undefined }> = [{ fromBlock: 0, seconds: gapSecondsOf(qbft, 1) }];
+  const periodForks: PeriodFork[] = [periodForkOf(qbft, { from: 0, byTime: false, seconds: 1, ms: undefined })];
+  const byTime = timeTypedAt(configObj);
   let current = spans[0]!.mode;
   for (const { t, block } of transitions) {
+    periodForks.push(periodForkOf(t, { ...periodForks[periodForks.length - 1]!, from: block, byTime: byTime(block) }));
     const last = periodSpans[periodSpans.length - 1]!.seconds;
     if (field(t, 'blockperiodseconds') !== undefined || field(t, 'xblockperiodmilliseconds') !== undefined) periodSpans.push({ fromBlock: block, seconds: timeForks ? undefined : gapSecondsOf(t, last) });
     longestBlockPeriodMs = Math.max(longestBlockPeriodMs, periodMsOf(t, 0));
@@ -181,6 +199,37 @@ export function readGenesisRules(genesis: Json): GenesisRules {
       for (const s of periodSpans) if (s.fromBlock <= blockNumber) found = s;
       return found.seconds;
     },
+    parentGapRuleSecondsAt(blockNumber, timestampSeconds) {
+      // Besu's ForksSchedule.getFork: the latest fork whose value (number, or timestamp when time-typed) is reached.
+      const fork = [...periodForks].reverse().find((f) => (f.byTime ? timestampSeconds : blockNumber) >= f.from) ?? periodForks[0]!;
+      const ms = fork.ms ?? fork.seconds * 1000;
+      return ms >= 1000 ? Math.floor(ms / 1000) : 0;
+    },
+  };
+}
+
+/** The period a config or transition sets, inheriting what it does not name. */
+function periodForkOf(o: Json | undefined, inherited: PeriodFork): PeriodFork {
+  const seconds = integer(field(o, 'blockperiodseconds'));
+  const ms = integer(field(o, 'xblockperiodmilliseconds'));
+  return { ...inherited, seconds: seconds ?? inherited.seconds, ms: ms === undefined ? inherited.ms : ms > 0 ? ms : undefined };
+}
+
+/**
+ * Whether a transition's `block` is a timestamp: the hardfork with the greatest activation value at
+ * or below it (a time fork on a tie) is a time fork (Besu PR #9785; the DAO fork is no milestone).
+ */
+function timeTypedAt(config: Json | undefined): (value: number) => boolean {
+  const forks = Object.keys(config ?? {}).flatMap((k) => {
+    const at = integer(config![k]);
+    if (at === undefined || k.toLowerCase() === 'daoforkblock') return [];
+    if (/block$/i.test(k)) return [{ at, time: false }];
+    return /time$/i.test(k) ? [{ at, time: true }] : [];
+  });
+  return (value) => {
+    let best = { at: 0, time: false };
+    for (const f of forks) if (f.at <= value && (f.at > best.at || (f.at === best.at && f.time))) best = f;
+    return best.time;
   };
 }
 
