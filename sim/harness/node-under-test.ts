@@ -76,7 +76,7 @@ export class NodeUnderTest {
   /** Besu's local-node MessageFactory: the messages the node under test is expected to send. */
   readonly local: MessageFactory;
   /** Every trace event the node reported, in order. */
-  readonly events: NodeTraceEvent[] = [];
+  readonly events: NodeTraceEvent[];
   private headerClockMs: number | undefined;
 
   private constructor(
@@ -85,7 +85,9 @@ export class NodeUnderTest {
     localKey: Uint8Array,
     peers: ValidatorPeer[],
     private readonly transport: HarnessTransport,
+    events: NodeTraceEvent[],
   ) {
+    this.events = events;
     this.local = new MessageFactory(localKey);
     this.peers = peers;
   }
@@ -125,7 +127,7 @@ export class NodeUnderTest {
       },
       runtime,
     );
-    harness = new NodeUnderTest(node, kernel, keys[localIndex], peers, transport);
+    harness = new NodeUnderTest(node, kernel, keys[localIndex], peers, transport, events);
     harness.headerClockMs = options.headerClockMs;
     // Besu's StubbedSynchronizerUpdater: each future-height message tells sync its sender's chain height.
     const notePeerAhead = node.sync.notePeerAhead.bind(node.sync);
@@ -133,8 +135,6 @@ export class NodeUnderTest {
       harness.peers.find((p) => p.id === peer)?.updateEstimatedChainHeight(number);
       notePeerAhead(peer, number);
     };
-    harness.events.push(...events.splice(0));
-    runtime.log.trace = (e) => void harness.events.push(e);
     await harness.settled();
     return harness;
   }

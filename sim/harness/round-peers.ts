@@ -78,11 +78,6 @@ export class RoundPeers {
     await this.injectEach(this.all, (p) => p.injectCommit(id, block));
   }
 
-  /** Runs `action` for each peer, one after another (never concurrently: order is part of the test). */
-  async forEach(peers: ValidatorPeer[], action: (p: ValidatorPeer) => Promise<unknown>): Promise<void> {
-    for (const p of peers) await action(p);
-  }
-
   verifyNoMessagesReceived(): void {
     this.verify(this.all, []);
   }
@@ -124,6 +119,7 @@ export class RoundPeers {
     if (problems.length > 0) throw new MessageMismatch(problems.join('\n'));
   }
 
+  /** One peer after another, never concurrently: the order is part of the test. */
   private async injectEach<T>(peers: ValidatorPeer[], action: (p: ValidatorPeer) => Promise<T>): Promise<T[]> {
     const results: T[] = [];
     for (const p of peers) results.push(await action(p));
