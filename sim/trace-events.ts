@@ -108,6 +108,7 @@ const KIND_TABLE: Record<TraceKind, true> = {
   'empty-block-deferred': true,
   'proposal-sent': true,
   'message-rejected': true,
+  'message-accepted': true,
   prepared: true,
   committed: true,
   'round-change-sent': true,

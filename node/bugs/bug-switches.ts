@@ -4,6 +4,8 @@
  * refused by the live node, and recorded in a simulated run's trace. The catalogue (titles, links,
  * root causes, reproducing scenarios) lives in sim/bugs/; here are only the ids the node reads.
  */
+import { VALIDATION_RULES, type ValidationRule } from '../consensus/qbft/rules.ts';
+
 export const BUG_IDS = [
   'besu-1671',
   'besu-1734',
@@ -21,14 +23,28 @@ export const BUG_IDS = [
  * Planted switches: bugs Besu is not known to have had, planted to show that a test or the fuzzer
  * catches a mechanism no corpus entry covers. They have no corpus entry.
  */
-export const PLANTED_BUG_IDS = [
+export const PLANTED_BUG_IDS: readonly PlantedBugId[] = [
   // Blocks imported through the eth protocol (sync and NewBlock) skip the commit-seal rule.
   'plant-sync-seals',
   // The block period (block timer and header rule) is read at the parent's height: a block-period transition takes effect one block late.
   'plant-period-early',
-] as const;
+  // One validation rule of node/consensus/qbft/rules.ts is not applied.
+  ...VALIDATION_RULES.map((rule) => `plant-skip-${rule}` as const),
+];
 
-export type PlantedBugId = (typeof PLANTED_BUG_IDS)[number];
+export type PlantedBugId = 'plant-sync-seals' | 'plant-period-early' | `plant-skip-${ValidationRule}`;
+
+/** Known bugs that were a validation rule missing from Besu. */
+const RULE_MISSING_IN: Partial<Record<ValidationRule, BugId>> = {
+  'round-change-round-above-max': 'ghsa-23rh',
+};
+
+/** Whether the node applies a validation rule: the one hook every rule's planted switch goes through. */
+export function ruleEnforced(bugs: BugSwitches, rule: ValidationRule): boolean {
+  if (bugs.size === 0) return true;
+  const missingIn = RULE_MISSING_IN[rule];
+  return !bugs.has(`plant-skip-${rule}`) && (missingIn === undefined || !bugs.has(missingIn));
+}
 
 export type BugId = (typeof BUG_IDS)[number] | PlantedBugId;
 

@@ -12,6 +12,7 @@ import { HeightManager, type HeldState } from './qbft/height-manager.ts';
 import { decodeMessage, encodeMessage, messageCode, roundIdOf, type QbftMessage } from './qbft/messages.ts';
 import type { NodeProposedBlock } from './proposed-block.ts';
 import { BoundedSet } from '../collections/bounded-set.ts';
+import { ruleEnforced } from '../bugs/bug-switches.ts';
 
 export interface QbftLimits {
   duplicateMessageLimit: number;
@@ -54,6 +55,7 @@ interface BufferedMessage {
   from: PeerId;
   message: QbftMessage;
   sizeBytes: number;
+  key: Hex;
 }
 
 /** Besu's FutureMessageBuffer byte cap (PR #10897), beside its message-count limit. */
@@ -239,7 +241,7 @@ export class QbftService {
     this.dropFutureHeight(ctx.height);
     if (!this.manager) return;
     await this.perform(this.manager.start(this.now()));
-    for (const b of buffered) await this.process(b.from, b.message);
+    for (const b of buffered) await this.process(b.from, b.message, b.key);
   }
 
   private async receive(from: PeerId, code: number, data: Uint8Array): Promise<void> {
@@ -258,10 +260,10 @@ export class QbftService {
     const current = this.stats.height;
     if (height < current) return;
     if (height > current) {
-      this.buffer(height, from, message, data.length);
+      this.buffer(height, from, message, data.length, key as Hex);
       return;
     }
-    await this.process(from, message, data);
+    await this.process(from, message, key as Hex, data);
   }
 
   /**
@@ -269,14 +271,14 @@ export class QbftService {
    * kept; when over the count limit or the byte cap, the whole highest height goes, or, with one
    * height left, its oldest message.
    */
-  private buffer(height: number, from: PeerId, message: QbftMessage, sizeBytes: number): void {
+  private buffer(height: number, from: PeerId, message: QbftMessage, sizeBytes: number, key: Hex): void {
     const { futureMessagesMaxDistance, futureMessagesLimit } = this.deps.limits;
     // Besu tells sync of every future message, buffered or not: a node that missed a block catches up.
     this.deps.onPeerAhead?.(from, height - 1);
     if (futureMessagesLimit <= 0 || height - this.stats.height > futureMessagesMaxDistance) return;
     let list = this.future.get(height);
     if (!list) this.future.set(height, (list = []));
-    list.push({ from, message, sizeBytes });
+    list.push({ from, message, sizeBytes, key });
     this.futureCount++;
     this.futureBytes += sizeBytes;
     while (this.futureCount > futureMessagesLimit || this.futureBytes > FUTURE_MESSAGES_MAX_BYTES) {
@@ -300,18 +302,28 @@ export class QbftService {
     this.future.delete(height);
   }
 
-  private async process(from: PeerId, message: QbftMessage, raw?: Uint8Array): Promise<void> {
+  /** Besu's controller drops a message whose signer is not a validator of its height (traced for the acceptance checker). */
+  private traceNonValidator(manager: HeightManager, message: QbftMessage, key: Hex): void {
+    const { round } = roundIdOf(message);
+    this.stats.rejected++;
+    this.deps.log.trace({ kind: 'message-rejected', height: manager.height, type: message.kind, round, author: message.signed.author, reason: 'author is not a validator', rule: 'author-not-validator', key });
+  }
+
+  private async process(from: PeerId, message: QbftMessage, key: Hex, raw?: Uint8Array): Promise<void> {
     const manager = this.manager;
     if (!manager) return;
     // Replayed future messages pass here too: a block imported meanwhile makes them stale (Besu's consumeMessage).
     if (roundIdOf(message).sequence <= this.deps.headNumber()) return;
     const author = message.signed.author;
-    if (!manager.ctx.validators.includes(author)) return;
+    if (!manager.ctx.validators.includes(author) && ruleEnforced(this.deps.cfg.bugs, 'author-not-validator')) {
+      this.traceNonValidator(manager, message, key);
+      return;
+    }
     if (this.deps.gossip && author !== this.deps.cfg.address) {
       const data = raw ?? encodeMessage(message, this.deps.cfg.layout);
-      const key = contentKeyOf(data);
-      if (!this.gossiped.has(key)) {
-        this.gossiped.add(key);
+      const gossipKey = contentKeyOf(data);
+      if (!this.gossiped.has(gossipKey)) {
+        this.gossiped.add(gossipKey);
         const except = [from];
         const authorPeer = this.deps.peerOf(author);
         if (authorPeer !== undefined) except.push(authorPeer);
@@ -323,20 +335,20 @@ export class QbftService {
     switch (message.kind) {
       case 'proposal': {
         const block = await this.deps.validateBlock(message.signed.payload.blockRlp, manager.height);
-        event = { type: 'proposal', nowMs, message, block };
+        event = { type: 'proposal', nowMs, message, block, key };
         break;
       }
       case 'roundChange': {
         const rlp = message.preparedBlockRlp;
         const block = rlp ? await this.deps.validateBlock(rlp, manager.height) : undefined;
-        event = { type: 'roundChange', nowMs, message, block, blockInvalid: rlp !== undefined && block === undefined };
+        event = { type: 'roundChange', nowMs, message, block, blockInvalid: rlp !== undefined && block === undefined, key };
         break;
       }
       case 'prepare':
-        event = { type: 'prepare', nowMs, message };
+        event = { type: 'prepare', nowMs, message, key };
         break;
       case 'commit':
-        event = { type: 'commit', nowMs, message };
+        event = { type: 'commit', nowMs, message, key };
         break;
     }
     await this.feed(manager, event);

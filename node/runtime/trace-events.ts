@@ -8,13 +8,19 @@
 import type { Hex } from '../crypto/bytes.ts';
 import type { InProcessRecord } from '../rpc/transports/in-process.ts';
 import type { LogLevel } from './ports.ts';
+import type { RejectionRule } from '../consensus/qbft/rules.ts';
+
+export type JudgedMessageType = 'proposal' | 'prepare' | 'commit' | 'roundChange';
 
 /** The consensus core's events (height manager), all for one height. */
 export type ConsensusTraceEvent =
   | { kind: 'round-started'; height: number; round: number; proposer: string; timeoutMs: number }
   | { kind: 'empty-block-deferred'; height: number; untilMs: number }
   | { kind: 'proposal-sent'; height: number; round: number; digest: Hex; txs: number }
-  | { kind: 'message-rejected'; height: number; type: 'proposal' | 'roundChange'; round: number; author: string; reason: string }
+  /** `key` (keccak of the message's wire bytes) is absent for the node's own messages. */
+  | { kind: 'message-rejected'; height: number; type: JudgedMessageType; round: number; author: string; reason: string; rule: RejectionRule; key?: Hex }
+  /** A message received from a peer, accepted by the node's validation. */
+  | { kind: 'message-accepted'; height: number; type: JudgedMessageType; round: number; author: string; key: Hex }
   | { kind: 'prepared'; height: number; round: number; digest: Hex }
   | { kind: 'committed'; height: number; round: number; digest: Hex; seals: number }
   | { kind: 'round-change-sent'; height: number; round: number; preparedRound: number | null }

@@ -79,12 +79,14 @@ export type CoreEvent =
   | { type: 'blockTimerExpired'; nowMs: number; height: number; round: number }
   | { type: 'roundTimerExpired'; nowMs: number; height: number; round: number }
   | { type: 'blockCreated'; nowMs: number; height: number; round: number; block: ProposedBlock }
-  | { type: 'proposal'; nowMs: number; message: ProposalMessage; block: ProposedBlock | undefined }
-  | { type: 'prepare'; nowMs: number; message: PrepareMessage }
-  | { type: 'commit'; nowMs: number; message: CommitMessage }
+  | { type: 'proposal'; nowMs: number; message: ProposalMessage; block: ProposedBlock | undefined; key?: Hex }
+  | { type: 'prepare'; nowMs: number; message: PrepareMessage; key?: Hex }
+  | { type: 'commit'; nowMs: number; message: CommitMessage; key?: Hex }
   | {
       type: 'roundChange';
       nowMs: number;
+      /** keccak of the message's wire bytes, for messages received from peers (traced with the decision on them). */
+      key?: Hex;
       message: RoundChangeMessage;
       /** The prepared block it carries, validated; undefined when none or invalid (see blockInvalid). */
       block: ProposedBlock | undefined;

@@ -7,9 +7,10 @@ import { hexToBytes, type Hex } from '../../crypto/bytes.ts';
 import { recoverAddressForHexHash, signRemembered } from './signer-cache.ts';
 import { signPayloadWith } from './messages/signed.ts';
 import type { CoreAction, CoreConfig, CoreEvent, HeightContext, ProposedBlock } from './core-types.ts';
-import type { ConsensusTraceEvent } from '../../runtime/trace-events.ts';
+import type { ConsensusTraceEvent, JudgedMessageType } from '../../runtime/trace-events.ts';
 import {
   type CommitMessage,
+  type QbftMessage,
   type PrepareMessage,
   type PreparePayload,
   type ProposalMessage,
@@ -21,7 +22,8 @@ import {
 import { earlyRoundChangeQuorum, quorumSize } from './quorum.ts';
 import { RoundState, type PreparedCertificate } from './round-state.ts';
 import { RoundChangeManager, type CollectedRoundChange } from './round-change-manager.ts';
-import { expectedProposer, validateProposal, validateRoundChange, type ValidationContext } from './validation.ts';
+import { expectedProposer, OK, validateProposal, validateRoundChange, type ValidationContext, type Verdict } from './validation.ts';
+import { ruleEnforced } from '../../bugs/bug-switches.ts';
 
 export interface HeldState {
   /** Target rounds with a round-change collection. */
@@ -67,6 +69,8 @@ export class HeightManager {
   private latestPrepared: PreparedCertificate | undefined;
   private pending: PendingBlock | undefined;
   private out: CoreAction[] = [];
+  /** Content keys of the messages received from peers (decoded messages are shared objects, keys a function of their bytes). */
+  private readonly keys = new WeakMap<object, Hex>();
   private nowMs = 0;
 
   constructor(
@@ -118,6 +122,7 @@ export class HeightManager {
 
   handle(event: CoreEvent): CoreAction[] {
     this.nowMs = event.nowMs;
+    if ('key' in event && event.key !== undefined) this.keys.set(event.message, event.key);
     switch (event.type) {
       case 'newHeight':
         break;
@@ -160,19 +165,32 @@ export class HeightManager {
     this.out.push({ type: 'trace', event });
   }
 
+  /**
+   * A decision on a message: every rejection, and the acceptance of a message received from a peer
+   * (one with a content key), for the acceptance checker to judge again.
+   */
+  private traceDecision(type: JudgedMessageType, message: QbftMessage, round: number, verdict: Verdict): void {
+    const author = message.signed.author;
+    const key = this.keys.get(message);
+    if (verdict.ok) {
+      if (key !== undefined) this.trace({ kind: 'message-accepted', height: this.height, type, round, author, key });
+      return;
+    }
+    this.trace({ kind: 'message-rejected', height: this.height, type, round, author, reason: verdict.reason, rule: verdict.rule, ...(key === undefined ? {} : { key }) });
+  }
+
   private isProposerFor(round: number): boolean {
     return expectedProposer(this.vctx, round) === this.cfg.address;
   }
 
   private newRoundState(round: number): RoundState {
-    return new RoundState(
-      this.height,
-      round,
-      this.quorum,
-      (a) => this.validatorSet.has(a),
-      (seal, digest) => recoverAddressForHexHash(digest, seal),
-      this.cfg.bugs.has('besu-2449'),
-    );
+    return new RoundState(this.height, round, this.quorum, {
+      isValidator: (a) => this.validatorSet.has(a),
+      commitSealSigner: (seal, digest) => recoverAddressForHexHash(digest, seal),
+      enforced: (rule) => ruleEnforced(this.cfg.bugs, rule),
+      onJudged: (m, rule) => this.traceDecision(m.kind, m, m.signed.payload.round, rule === undefined ? OK : { ok: false, rule, reason: `${m.kind} does not match the round's proposal` }),
+      countCopies: this.cfg.bugs.has('besu-2449'),
+    });
   }
 
   private startNewRound(round: number): void {
@@ -294,7 +312,7 @@ export class HeightManager {
     const currentRound = this.current?.round ?? -1;
     if (round < currentRound) return;
     if (!block) {
-      this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: 'invalid block' });
+      this.traceDecision('proposal', message, round, { ok: false, rule: 'proposal-block-invalid', reason: 'invalid block' });
       return;
     }
     if (round > currentRound) {
@@ -307,10 +325,8 @@ export class HeightManager {
 
   private proposalValid(message: ProposalMessage, block: ProposedBlock): boolean {
     const verdict = validateProposal(this.vctx, message, block);
-    if (verdict.ok) return true;
-    const { round } = message.signed.payload;
-    this.trace({ kind: 'message-rejected', height: this.height, type: 'proposal', round, author: message.signed.author, reason: verdict.reason });
-    return false;
+    if (!verdict.ok) this.traceDecision('proposal', message, message.signed.payload.round, verdict);
+    return verdict.ok;
   }
 
   /**
@@ -319,6 +335,7 @@ export class HeightManager {
    */
   private setProposedBlock(state: RoundState, message: ProposalMessage, block: ProposedBlock): boolean {
     if (state.proposal || !this.proposalValid(message, block)) return false;
+    this.traceDecision('proposal', message, state.round, OK);
     return state.setProposal(message, block);
   }
 
@@ -450,10 +467,8 @@ export class HeightManager {
     const { round: target, sequence } = entry.message.signed.payload;
     if (sequence !== this.height) return;
     const verdict = validateRoundChange(this.vctx, entry.message, entry.block, blockInvalid);
-    if (!verdict.ok) {
-      this.trace({ kind: 'message-rejected', height: this.height, type: 'roundChange', round: target, author: entry.message.signed.author, reason: verdict.reason });
-      return;
-    }
+    this.traceDecision('roundChange', entry.message, target, verdict);
+    if (!verdict.ok) return;
     this.rcManager.noteLatest(entry.message.signed.author, target);
     const currentRound = this.current?.round ?? -1;
     if (target < currentRound) return;

@@ -5,6 +5,20 @@
 import { bytesToHex, type Hex } from '../../crypto/bytes.ts';
 import type { CommitMessage, PrepareMessage, ProposalMessage, Signed, PreparePayload } from './messages.ts';
 import type { ProposedBlock } from './core-types.ts';
+import type { ValidationRule } from './rules.ts';
+
+/** What the round decided on a prepare or commit once it could judge it against the proposal. */
+export type VoteJudged = (message: PrepareMessage | CommitMessage, rule: ValidationRule | undefined) => void;
+
+export interface RoundStateRules {
+  isValidator: (a: Hex) => boolean;
+  commitSealSigner: (seal: Uint8Array, digestForRound: Hex) => Hex | undefined;
+  /** Whether a rule applies (a planted switch may turn one off). */
+  enforced: (rule: ValidationRule) => boolean;
+  onJudged: VoteJudged;
+  /** besu-2449: every copy is an entry of its own. */
+  countCopies?: boolean;
+}
 
 export interface PreparedCertificate {
   round: number;
@@ -23,9 +37,7 @@ export class RoundState {
     readonly height: number,
     readonly round: number,
     readonly quorum: number,
-    private readonly isValidator: (a: Hex) => boolean,
-    private readonly commitSealSigner: (seal: Uint8Array, digestForRound: Hex) => Hex | undefined,
-    private readonly countCopies = false,
+    private readonly rules: RoundStateRules,
   ) {}
 
   private arrivals = 0;
@@ -34,25 +46,36 @@ export class RoundState {
     if (this.proposal) return false;
     this.proposal = proposal;
     this.block = block;
-    for (const [author, p] of this.prepares) if (!this.prepareMatches(p)) this.prepares.delete(author);
-    for (const [author, c] of this.commits) if (!this.commitMatches(c)) this.commits.delete(author);
+    for (const [key, p] of this.prepares) if (!this.judge(p, this.prepareRule(p))) this.prepares.delete(key);
+    for (const [key, c] of this.commits) if (!this.judge(c, this.commitRule(c))) this.commits.delete(key);
     return true;
   }
 
   addPrepare(m: PrepareMessage): void {
-    const author = this.entryKey(m.signed.author);
-    if (this.prepares.has(author) || !this.isValidator(m.signed.author)) return;
-    if (!this.roundMatches(m.signed.payload.sequence, m.signed.payload.round)) return;
-    if (this.block && !this.prepareMatches(m)) return;
-    this.prepares.set(author, m);
+    if (!this.admits(m, this.prepares)) return;
+    if (this.block && !this.judge(m, this.prepareRule(m))) return;
+    this.prepares.set(this.entryKey(m.signed.author), m);
   }
 
   addCommit(m: CommitMessage): void {
-    const author = this.entryKey(m.signed.author);
-    if (this.commits.has(author) || !this.isValidator(m.signed.author)) return;
-    if (!this.roundMatches(m.signed.payload.sequence, m.signed.payload.round)) return;
-    if (this.block && !this.commitMatches(m)) return;
-    this.commits.set(author, m);
+    if (!this.admits(m, this.commits)) return;
+    if (this.block && !this.judge(m, this.commitRule(m))) return;
+    this.commits.set(this.entryKey(m.signed.author), m);
+  }
+
+  /** Not yet held from this author, from a validator, for this round. */
+  private admits(m: PrepareMessage | CommitMessage, held: Map<Hex, unknown>): boolean {
+    const author = m.signed.author;
+    if ((!this.rules.countCopies && held.has(author)) || !this.roundMatches(m.signed.payload.sequence, m.signed.payload.round)) return false;
+    if (this.rules.isValidator(author) || !this.rules.enforced('author-not-validator')) return true;
+    this.rules.onJudged(m, 'author-not-validator');
+    return false;
+  }
+
+  /** Reports the verdict; true when accepted. */
+  private judge(m: PrepareMessage | CommitMessage, rule: ValidationRule | undefined): boolean {
+    this.rules.onJudged(m, rule);
+    return rule === undefined;
   }
 
   /** Per author: the encoded bytes of the messages this round keeps (reported for the bounded-state measure). */
@@ -86,21 +109,25 @@ export class RoundState {
    * a message that got past the duplicate filter was an entry of its own: one key per arrival.
    */
   private entryKey(author: Hex): Hex {
-    return this.countCopies ? (`${author}#${this.arrivals++}` as Hex) : author;
+    return this.rules.countCopies ? (`${author}#${this.arrivals++}` as Hex) : author;
   }
 
   private roundMatches(sequence: number, round: number): boolean {
     return sequence === this.height && round === this.round;
   }
 
-  private prepareMatches(m: PrepareMessage): boolean {
-    return this.block !== undefined && hexOf(m.signed.payload.digest) === this.block.digest;
+  private prepareRule(m: PrepareMessage): ValidationRule | undefined {
+    const matches = this.block !== undefined && hexOf(m.signed.payload.digest) === this.block.digest;
+    return matches || !this.rules.enforced('prepare-not-proposal') ? undefined : 'prepare-not-proposal';
   }
 
-  private commitMatches(m: CommitMessage): boolean {
-    if (!this.block || hexOf(m.signed.payload.digest) !== this.block.digest) return false;
+  private commitRule(m: CommitMessage): ValidationRule | undefined {
+    const matches = this.block !== undefined && hexOf(m.signed.payload.digest) === this.block.digest;
+    if (!matches && this.rules.enforced('commit-not-proposal')) return 'commit-not-proposal';
+    if (!this.block) return undefined;
     const sealHash = this.block.digestForRound(this.round);
-    return this.commitSealSigner(m.signed.payload.commitSeal, sealHash) === m.signed.author;
+    const sealedByAuthor = this.rules.commitSealSigner(m.signed.payload.commitSeal, sealHash) === m.signed.author;
+    return sealedByAuthor || !this.rules.enforced('commit-seal-not-author') ? undefined : 'commit-seal-not-author';
   }
 }
 

@@ -9,12 +9,18 @@ import type { PreparePayload, ProposalMessage, RoundChangeMessage, RoundChangePa
 import type { ProposedBlock } from './core-types.ts';
 import { quorumSize } from './quorum.ts';
 import { selectProposer } from './proposer-selection.ts';
-import type { BugSwitches } from '../../bugs/bug-switches.ts';
+import { ruleEnforced, type BugSwitches } from '../../bugs/bug-switches.ts';
+import type { RejectionRule, ValidationRule } from './rules.ts';
 
-export type Verdict = { ok: true } | { ok: false; reason: string };
+export type Verdict = { ok: true } | { ok: false; rule: RejectionRule; reason: string };
 
-const OK: Verdict = { ok: true };
-const fail = (reason: string): Verdict => ({ ok: false, reason });
+export const OK: Verdict = { ok: true };
+const fail = (rule: RejectionRule, reason: string): Verdict => ({ ok: false, rule, reason });
+
+/** A rule that fails, unless a bug switch turned it off. */
+function breaks(ctx: ValidationContext, rule: ValidationRule, failed: boolean): boolean {
+  return failed && ruleEnforced(ctx.bugs, rule);
+}
 
 export interface ValidationContext {
   height: number;
@@ -35,14 +41,15 @@ export function expectedProposer(ctx: ValidationContext, round: number): Hex {
 
 function validateRoundChangePayload(ctx: ValidationContext, rc: Signed<RoundChangePayload>, targetRound?: number): Verdict {
   const p = rc.payload;
-  if (!isValidator(ctx, rc.author)) return fail(`round change from non-validator ${rc.author}`);
-  if (p.sequence !== ctx.height) return fail(`round change for height ${p.sequence}, expected ${ctx.height}`);
-  if (p.round <= 0) return fail('round change targets round 0');
+  if (breaks(ctx, 'round-change-not-validator', !isValidator(ctx, rc.author))) return fail('round-change-not-validator', `round change from non-validator ${rc.author}`);
+  if (breaks(ctx, 'round-change-wrong-height', p.sequence !== ctx.height)) return fail('round-change-wrong-height', `round change for height ${p.sequence}, expected ${ctx.height}`);
+  if (breaks(ctx, 'round-change-round-zero', p.round <= 0)) return fail('round-change-round-zero', 'round change targets round 0');
   // ghsa-23rh: before Besu capped it, any positive target round was valid.
-  if (p.round > ctx.maxRound && !ctx.bugs.has('ghsa-23rh')) return fail(`round change targets round ${p.round}, above ${ctx.maxRound}`);
-  if (targetRound !== undefined && p.round !== targetRound) return fail(`round change targets round ${p.round}, expected ${targetRound}`);
-  if (p.prepared && (p.prepared.preparedRound < 0 || p.prepared.preparedRound >= p.round))
-    return fail(`prepared round ${p.prepared.preparedRound} not below target ${p.round}`);
+  if (breaks(ctx, 'round-change-round-above-max', p.round > ctx.maxRound)) return fail('round-change-round-above-max', `round change targets round ${p.round}, above ${ctx.maxRound}`);
+  if (breaks(ctx, 'round-change-wrong-target', targetRound !== undefined && p.round !== targetRound))
+    return fail('round-change-wrong-target', `round change targets round ${p.round}, expected ${targetRound}`);
+  if (breaks(ctx, 'round-change-prepared-round', p.prepared !== undefined && (p.prepared.preparedRound < 0 || p.prepared.preparedRound >= p.round)))
+    return fail('round-change-prepared-round', `prepared round ${p.prepared!.preparedRound} not below target ${p.round}`);
   return OK;
 }
 
@@ -57,62 +64,76 @@ function validatePrepares(
   const countMessages = ctx.bugs.has('besu-1671');
   let counted = 0;
   for (const p of prepares) {
-    if (authors.has(p.author) && !countMessages) return fail(`duplicate prepare from ${p.author}`);
+    if (breaks(ctx, 'prepare-duplicate-author', authors.has(p.author) && !countMessages)) return fail('prepare-duplicate-author', `duplicate prepare from ${p.author}`);
     authors.add(p.author);
     counted++;
-    if (!isValidator(ctx, p.author)) return fail(`prepare from non-validator ${p.author}`);
-    if (p.payload.sequence !== ctx.height || p.payload.round !== round) return fail('piggy-backed prepare for the wrong round');
-    if (bytesToHex(p.payload.digest) !== digest) return fail('piggy-backed prepare for another block');
+    if (breaks(ctx, 'prepare-not-validator', !isValidator(ctx, p.author))) return fail('prepare-not-validator', `prepare from non-validator ${p.author}`);
+    if (breaks(ctx, 'prepare-wrong-round', p.payload.sequence !== ctx.height || p.payload.round !== round)) return fail('prepare-wrong-round', 'piggy-backed prepare for the wrong round');
+    if (breaks(ctx, 'prepare-wrong-digest', bytesToHex(p.payload.digest) !== digest)) return fail('prepare-wrong-digest', 'piggy-backed prepare for another block');
   }
   const size = countMessages ? counted : authors.size;
-  if (size < quorumSize(ctx.validators.length)) return fail(`only ${size} prepares, quorum ${quorumSize(ctx.validators.length)}`);
+  const quorum = quorumSize(ctx.validators.length);
+  if (breaks(ctx, 'prepare-quorum', size < quorum)) return fail('prepare-quorum', `only ${size} prepares, quorum ${quorum}`);
   return OK;
 }
 
 /** Besu's ProposalValidator for a proposal whose block already passed block validation. */
 export function validateProposal(ctx: ValidationContext, message: ProposalMessage, block: ProposedBlock): Verdict {
   const { payload, author } = message.signed;
-  if (payload.sequence !== ctx.height) return fail(`proposal for height ${payload.sequence}, expected ${ctx.height}`);
+  if (payload.sequence !== ctx.height) return fail('proposal-wrong-height', `proposal for height ${payload.sequence}, expected ${ctx.height}`);
   const proposer = expectedProposer(ctx, payload.round);
-  if (author !== proposer) return fail(`proposal from ${author}, proposer for round ${payload.round} is ${proposer}`);
-  if (block.number !== ctx.height) return fail(`proposed block number ${block.number}, expected ${ctx.height}`);
+  if (breaks(ctx, 'proposal-not-proposer', author !== proposer)) return fail('proposal-not-proposer', `proposal from ${author}, proposer for round ${payload.round} is ${proposer}`);
+  if (block.number !== ctx.height) return fail('proposal-block-number', `proposed block number ${block.number}, expected ${ctx.height}`);
 
   if (payload.round === 0) {
-    if (message.roundChanges.length > 0 || message.prepares.length > 0) return fail('round 0 proposal carries a justification');
-    if (block.coinbase !== author) return fail('block coinbase is not the proposer');
+    if (breaks(ctx, 'proposal-round0-justification', message.roundChanges.length > 0 || message.prepares.length > 0)) return fail('proposal-round0-justification', 'round 0 proposal carries a justification');
+    if (breaks(ctx, 'proposal-coinbase', block.coinbase !== author)) return fail('proposal-coinbase', 'block coinbase is not the proposer');
     return OK;
   }
+  const roundChanges = validateJustificationRoundChanges(ctx, message.roundChanges, payload.round);
+  if (!roundChanges.ok) return roundChanges;
+  return validateJustificationPrepared(ctx, message, block);
+}
 
-  const rcs = message.roundChanges;
+/** Each round change of a proposal's justification, distinct authors, and a quorum of them. */
+function validateJustificationRoundChanges(ctx: ValidationContext, rcs: Signed<RoundChangePayload>[], round: number): Verdict {
   const rcAuthors = new Set<Hex>();
   for (const rc of rcs) {
-    if (rcAuthors.has(rc.author)) return fail(`duplicate round change from ${rc.author}`);
+    if (breaks(ctx, 'justification-duplicate-round-change', rcAuthors.has(rc.author))) return fail('justification-duplicate-round-change', `duplicate round change from ${rc.author}`);
     rcAuthors.add(rc.author);
-    const v = validateRoundChangePayload(ctx, rc, payload.round);
+    const v = validateRoundChangePayload(ctx, rc, round);
     if (!v.ok) return v;
   }
-  if (rcAuthors.size < quorumSize(ctx.validators.length)) return fail(`only ${rcAuthors.size} round changes, quorum ${quorumSize(ctx.validators.length)}`);
+  const quorum = quorumSize(ctx.validators.length);
+  if (breaks(ctx, 'justification-round-change-quorum', rcAuthors.size < quorum)) return fail('justification-round-change-quorum', `only ${rcAuthors.size} round changes, quorum ${quorum}`);
+  return OK;
+}
 
+/** The best prepared certificate the round changes name, and the proposal's block and prepares against it. */
+function validateJustificationPrepared(ctx: ValidationContext, message: ProposalMessage, block: ProposedBlock): Verdict {
+  const author = message.signed.author;
   const byPreparedRound = new Map<number, Hex>();
   let best: RoundChangePayload['prepared'];
-  for (const rc of rcs) {
+  for (const rc of message.roundChanges) {
     const prepared = rc.payload.prepared;
     if (!prepared) continue;
     const hash = bytesToHex(prepared.preparedBlockHash);
     const seen = byPreparedRound.get(prepared.preparedRound);
-    if (seen !== undefined && seen !== hash) return fail(`round changes disagree on the block prepared in round ${prepared.preparedRound}`);
-    byPreparedRound.set(prepared.preparedRound, hash);
+    if (breaks(ctx, 'justification-prepared-disagree', seen !== undefined && seen !== hash))
+      return fail('justification-prepared-disagree', `round changes disagree on the block prepared in round ${prepared.preparedRound}`);
+    if (seen === undefined) byPreparedRound.set(prepared.preparedRound, hash);
     if (!best || prepared.preparedRound > best.preparedRound) best = prepared;
   }
 
   if (!best) {
-    if (message.prepares.length > 0) return fail('prepares attached but no round change was prepared');
-    if (block.coinbase !== author) return fail('block coinbase is not the proposer');
+    if (breaks(ctx, 'justification-prepares-without-prepared', message.prepares.length > 0)) return fail('justification-prepares-without-prepared', 'prepares attached but no round change was prepared');
+    if (breaks(ctx, 'proposal-coinbase', block.coinbase !== author)) return fail('proposal-coinbase', 'block coinbase is not the proposer');
     return OK;
   }
   const bestHash = bytesToHex(best.preparedBlockHash);
   // Besu's ProposalValidator: the block rewritten for the prepared round and that round's proposer.
-  if (block.digestAsReproposed(best.preparedRound, expectedProposer(ctx, best.preparedRound)) !== bestHash) return fail('proposed block is not the block of the best prepared certificate');
+  const reproposed = block.digestAsReproposed(best.preparedRound, expectedProposer(ctx, best.preparedRound));
+  if (breaks(ctx, 'justification-not-best-block', reproposed !== bestHash)) return fail('justification-not-best-block', 'proposed block is not the block of the best prepared certificate');
   return validatePrepares(ctx, message.prepares, best.preparedRound, bestHash);
 }
 
@@ -128,11 +149,12 @@ export function validateRoundChange(
   const prepared = message.signed.payload.prepared;
   if (message.preparedBlockRlp === undefined) {
     // Besu looks at nothing else here: prepares riding along without a block are not checked.
-    return prepared ? fail('prepared metadata without a block') : OK;
+    if (breaks(ctx, 'round-change-metadata-without-block', prepared !== undefined)) return fail('round-change-metadata-without-block', 'prepared metadata without a block');
+    return OK;
   }
-  if (blockInvalid || !block) return fail('attached prepared block is invalid');
-  if (!prepared) return fail('prepared block without prepared metadata');
+  if (blockInvalid || !block) return fail('round-change-block-invalid', 'attached prepared block is invalid');
+  if (!prepared) return ruleEnforced(ctx.bugs, 'round-change-block-without-metadata') ? fail('round-change-block-without-metadata', 'prepared block without prepared metadata') : OK;
   const hash = bytesToHex(prepared.preparedBlockHash);
-  if (block.digest !== hash) return fail('prepared block hash does not match the metadata');
+  if (breaks(ctx, 'round-change-block-hash', block.digest !== hash)) return fail('round-change-block-hash', 'prepared block hash does not match the metadata');
   return validatePrepares(ctx, message.prepares, prepared.preparedRound, hash);
 }

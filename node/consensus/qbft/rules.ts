@@ -1,0 +1,57 @@
+/**
+ * The QBFT message validation rules, by name, in the order the node applies them (Besu's
+ * ProposalValidator, RoundChangeMessageValidator, their payload validators, RoundState and the
+ * controller's known-validator check). Every rejection the node traces names its rule; every rule
+ * has a planted switch (`plant-skip-<rule>`, node/bugs/) that turns it off, so a test or the
+ * fuzzer can show the acceptance checker catches a node without it.
+ */
+export const VALIDATION_RULES = [
+  // Controller: a message whose signer is not a validator of its height is dropped.
+  'author-not-validator',
+  // Proposal payload.
+  'proposal-not-proposer',
+  'proposal-round0-justification',
+  'proposal-coinbase',
+  // Round-change payloads, in a proposal's justification or a ROUND-CHANGE of their own.
+  'justification-duplicate-round-change',
+  'round-change-not-validator',
+  'round-change-wrong-height',
+  'round-change-round-zero',
+  'round-change-round-above-max',
+  'round-change-wrong-target',
+  'round-change-prepared-round',
+  // A proposal's justification as a whole.
+  'justification-round-change-quorum',
+  'justification-prepared-disagree',
+  'justification-prepares-without-prepared',
+  'justification-not-best-block',
+  // Piggy-backed prepares (a proposal's, or a ROUND-CHANGE's prepared certificate).
+  'prepare-duplicate-author',
+  'prepare-not-validator',
+  'prepare-wrong-round',
+  'prepare-wrong-digest',
+  'prepare-quorum',
+  // A ROUND-CHANGE's prepared block.
+  'round-change-metadata-without-block',
+  'round-change-block-without-metadata',
+  'round-change-block-hash',
+  // PREPARE and COMMIT messages against the round's proposal (Besu's RoundState).
+  'prepare-not-proposal',
+  'commit-not-proposal',
+  'commit-seal-not-author',
+] as const;
+
+export type ValidationRule = (typeof VALIDATION_RULES)[number];
+
+/**
+ * Rejections that name no rule of the table, so the acceptance checker does not judge them: the
+ * block itself failed the node's block validation (header rules and execution, which the checker
+ * does not re-run; the validity checker judges every block a node imports instead), and two checks
+ * the node's routing makes unreachable (messages reach validation only at their own height, and
+ * block validation already requires the height's number).
+ */
+export const UNJUDGED_RULES = ['proposal-block-invalid', 'round-change-block-invalid', 'proposal-wrong-height', 'proposal-block-number'] as const;
+
+export type UnjudgedRule = (typeof UNJUDGED_RULES)[number];
+
+export type RejectionRule = ValidationRule | UnjudgedRule;
