@@ -28,11 +28,13 @@ export const PLANTED_BUG_IDS: readonly PlantedBugId[] = [
   'plant-sync-seals',
   // The block period (block timer and header rule) is read at the parent's height: a block-period transition takes effect one block late.
   'plant-period-early',
+  // eth_subscribe `logs` sends no `removed: true` notifications for the logs of blocks a reorganisation drops.
+  'plant-pubsub-no-removed',
   // One validation rule of node/consensus/qbft/rules.ts is not applied.
   ...VALIDATION_RULES.map((rule) => `plant-skip-${rule}` as const),
 ];
 
-export type PlantedBugId = 'plant-sync-seals' | 'plant-period-early' | `plant-skip-${ValidationRule}`;
+export type PlantedBugId = 'plant-sync-seals' | 'plant-period-early' | 'plant-pubsub-no-removed' | `plant-skip-${ValidationRule}`;
 
 /** Known bugs that were a validation rule missing from Besu. */
 const RULE_MISSING_IN: Partial<Record<ValidationRule, BugId>> = {
