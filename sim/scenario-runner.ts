@@ -14,6 +14,7 @@ import type { TraceLine } from './trace.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
 import { PrivacyRun, applyPrivacy } from './privacy-run.ts';
+import { ApiClientsRun } from './api-clients.ts';
 import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
 import { CheckerSuite, type CheckerFactory } from './checkers/suite.ts';
 import type { Behaviour } from './byzantine/kit.ts';
@@ -222,6 +223,7 @@ export function describeExpectation(e: Expectation): string {
     case 'removed-logs': return `${e.nodes ? e.nodes.join(',') : 'some node'} drops logs of blocks removed by a reorganization`;
     case 'private-logs': return `${e.nodes.join(',')} receive${e.min !== undefined ? ` at least ${e.min}` : ''} private logs through priv_subscribe${e.removed !== undefined ? `, at least ${e.removed} with removed: true` : ''}`;
     case 'no-private-state': return `${e.nodes.join(',')} hold no private receipt, log or state (non-members)`;
+    case 'api-streams': return `API clients on ${e.nodes.join(',')} see every head change as Besu reports it (removed logs again with removed: true, new logs, new heads)${e.minRemovedLogs ? `, at least ${e.minRemovedLogs} removed logs` : ''}`;
   }
 }
 
@@ -258,6 +260,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   });
   opts.onWorld?.(world);
   const privacyRun = s.privacy ? new PrivacyRun(world, s) : undefined;
+  const apiRun = s.steps.some((st) => st.do === 'api-clients') ? new ApiClientsRun(world, s.durationMs) : undefined;
 
   const expectsFork = s.expect.some((e) => e.kind === 'fork');
   // The invariant checkers read the run from its trace and its wire, never from the nodes' own code.
@@ -389,6 +392,9 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         if (!privacyRun) world.fail(`private-tx on ${st.node}: the scenario has no privacy section`);
         else await privacyRun.step(st);
         break;
+      case 'api-clients':
+        await apiRun!.attach(st.node, st.pollEveryMs);
+        break;
       case 'custom': {
         const step = opts.steps?.[st.name];
         if (!step) {
@@ -404,7 +410,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
 
   await world.startAll();
   privacyRun?.schedule();
-  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer' && st.do !== 'rpc' && st.do !== 'private-tx').reduce((m, st) => Math.max(m, st.atMs), 0);
+  const lastFaultMs = s.steps.filter((st) => st.do !== 'vote' && st.do !== 'discard-vote' && st.do !== 'transfer' && st.do !== 'rpc' && st.do !== 'private-tx' && st.do !== 'api-clients').reduce((m, st) => Math.max(m, st.atMs), 0);
   const sampleTimes = new Set<number>();
   for (const e of s.expect) {
     if (e.kind === 'height-by') sampleTimes.add(e.atMs);
@@ -426,7 +432,13 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const params = reference?.config.genesis.qbft;
 
   const expectations: Array<{ text: string; ok: boolean }> = [];
-  for (const e of s.expect) expectations.push({ text: describeExpectation(e), ok: await judge(e) });
+  // Why an expectation failed, when its judge can say (appended to its text).
+  const failureNotes = new Map<Expectation, string>();
+  for (const e of s.expect) {
+    const ok = await judge(e);
+    const note = failureNotes.get(e);
+    expectations.push({ text: note ? `${describeExpectation(e)}: ${note}` : describeExpectation(e), ok });
+  }
 
   async function judge(e: Expectation): Promise<boolean> {
     const pick = (list?: string[]) => list ?? honestUp;
@@ -489,6 +501,15 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
         return !!privacyRun && e.nodes.every((n) => privacyRun.logsOf(n).added >= (e.min ?? 0) && privacyRun.logsOf(n).removed >= (e.removed ?? 0));
       case 'no-private-state':
         return !!privacyRun && e.nodes.every((n) => privacyRun.untouched(n));
+      case 'api-streams': {
+        const problems: string[] = [];
+        for (const n of e.nodes) {
+          const verdict = apiRun ? await apiRun.judge(n, e.minRemovedLogs) : { problem: 'the scenario has no api-clients step' };
+          if (verdict.problem) problems.push(verdict.problem);
+        }
+        if (problems.length > 0) failureNotes.set(e, problems[0]!);
+        return problems.length === 0;
+      }
       case 'removed-logs': {
         const nodesWithRemoved = new Set(removedLogs.keys());
         return e.nodes ? e.nodes.every((n) => (removedLogs.get(n) ?? 0) > 0) : nodesWithRemoved.size > 0;

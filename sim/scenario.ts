@@ -57,6 +57,11 @@ export type Step = { atMs: number } & (
    * contract (the first one a deploy step made), which logs Stored(value).
    */
   | { do: 'private-tx'; node: string; group: number; action: 'deploy' | 'store'; value?: number }
+  /**
+   * Attaches API clients to `node` (sim/api-clients.ts): eth_subscribe `logs` and `newHeads`, and
+   * an eth_newFilter log filter polled with eth_getFilterChanges every `pollEveryMs` (default 1000).
+   */
+  | { do: 'api-clients'; node: string; pollEveryMs?: number }
 );
 
 export type Expectation =
@@ -80,7 +85,13 @@ export type Expectation =
   /** Private logs the run's priv_subscribe on each node received: at least `min`, at least `removed` with removed: true. */
   | { kind: 'private-logs'; nodes: string[]; min?: number; removed?: number }
   /** The nodes hold no private receipt and no private state of any group (non-members). */
-  | { kind: 'no-private-state'; nodes: string[] };
+  | { kind: 'no-private-state'; nodes: string[] }
+  /**
+   * The API clients of an `api-clients` step on each node saw every head change as Besu reports it
+   * (the logs of removed blocks again with removed: true, the new branch's logs, new heads), judged
+   * against the node's trace and plain RPC reads; and at least `minRemovedLogs` removed logs were owed.
+   */
+  | { kind: 'api-streams'; nodes: string[]; minRemovedLogs?: number };
 
 export interface Scenario {
   name: string;
@@ -127,11 +138,11 @@ export interface Scenario {
   expect: Expectation[];
 }
 
-const STEP_KINDS = new Set(['custom', 'private-tx', 'rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
+const STEP_KINDS = new Set(['custom', 'private-tx', 'api-clients', 'rpc', 'crash', 'restart', 'partition', 'heal', 'pause', 'resume', 'clog', 'unclog', 'byzantine', 'skew', 'vote', 'discard-vote', 'transfer']);
 const EXPECT_KINDS = new Set([
   'min-height', 'max-height', 'height-by', 'round-changes', 'max-round', 'round-timeouts', 'validators-at', 'no-fork',
   'fork', 'forked-off', 'reorg', 'balance-at-least', 'balance-equals', 'transactions-included', 'no-progress-between',
-  'trace-event', 'removed-logs', 'private-logs', 'no-private-state',
+  'trace-event', 'removed-logs', 'private-logs', 'no-private-state', 'api-streams',
 ]);
 
 export class ScenarioError extends Error {}
@@ -181,6 +192,8 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
       if (st.action !== 'deploy' && st.action !== 'store') fail(`steps[${i}].action`, "must be 'deploy' or 'store'");
       if (st.value !== undefined && (!Number.isSafeInteger(st.value) || (st.value as number) < 0)) fail(`steps[${i}].value`, 'must be a non-negative integer');
     }
+    if (st.do === 'api-clients' && st.pollEveryMs !== undefined && (!Number.isInteger(st.pollEveryMs) || (st.pollEveryMs as number) < 1))
+      fail(`steps[${i}].pollEveryMs`, 'must be a positive integer');
     if (st.do === 'custom' && !(extensions.steps ?? []).includes(st.name as string))
       fail(`steps[${i}].name`, (extensions.steps ?? []).length === 0 ? 'names a custom step, and the run was given none' : `must be one of ${(extensions.steps ?? []).join(', ')}`);
   });

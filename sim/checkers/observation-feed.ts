@@ -6,7 +6,7 @@
  * `blockRlp`. Knows nothing of the World, so tests can feed it by hand.
  */
 import type { TraceLine, TraceLineOf } from '../trace-events.ts';
-import type { Fault, Observation, RunNode } from './observation.ts';
+import type { Fault, MessageJudged, Observation, RunNode } from './observation.ts';
 import { SignerRecovery, type Hex } from './toolkit/crypto.ts';
 import { decodeQbftMessage, isQbftCode, type QbftMessage } from './toolkit/qbft-messages.ts';
 
@@ -62,6 +62,19 @@ function faultOf(line: TraceLineOf<'fault'>, atMs: number): Fault | undefined {
     default:
       return undefined;
   }
+}
+
+const JUDGED_KINDS: Record<string, MessageJudged['kind']> = { proposal: 'proposal', prepare: 'prepare', commit: 'commit', roundChange: 'round-change' };
+
+function judgedOf(line: TraceLineOf<'message-accepted'> | TraceLineOf<'message-rejected'>, atMs: number, node: string): MessageJudged | undefined {
+  const height = int(line.height);
+  const round = int(line.round);
+  const kind = typeof line.type === 'string' ? JUDGED_KINDS[line.type] : undefined;
+  if (height === undefined || round === undefined || kind === undefined) return undefined;
+  const accepted = line.kind === 'message-accepted';
+  const rule = accepted ? undefined : str((line as TraceLineOf<'message-rejected'>).rule);
+  const key = isHex(line.key) ? line.key : undefined;
+  return { type: 'message-judged', atMs, line, node, height, kind, round, author: str(line.author) ?? '?', accepted, rule, key };
 }
 
 export class ObservationFeed {
@@ -138,6 +151,15 @@ export class ObservationFeed {
         const rlp = this.opts.blockRlp(node, hash);
         const status = line.status === 'head' || line.status === 'side' ? line.status : undefined;
         return { type: 'block-imported', atMs, line, node, number, hash, status, rlp };
+      }
+      case 'message-accepted':
+      case 'message-rejected':
+        return node === null ? undefined : judgedOf(line, atMs, node);
+      case 'proposal-sent': {
+        const height = int(line.height);
+        const round = int(line.round);
+        if (node === null || height === undefined || round === undefined || !isHex(line.digest)) return undefined;
+        return { type: 'proposal-sent', atMs, line, node, height, round, digest: line.digest };
       }
       case 'reorg':
         if (node === null || !Array.isArray(line.removed)) return undefined;

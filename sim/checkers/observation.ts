@@ -108,6 +108,35 @@ export interface MessageSent {
   decoded: QbftMessage | { error: string };
 }
 
+/** A node's verdict on a QBFT message (its `message-accepted` and `message-rejected` trace lines). */
+export interface MessageJudged {
+  type: 'message-judged';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  height: number;
+  kind: 'proposal' | 'prepare' | 'commit' | 'round-change';
+  round: number;
+  /** The author the node read from the message. */
+  author: string;
+  accepted: boolean;
+  /** The rule the node named for a rejection. */
+  rule: string | undefined;
+  /** keccak of the message's wire bytes; undefined for the node's own messages. */
+  key: Hex | undefined;
+}
+
+/** A node proposed a block for a round (before validating its own proposal). */
+export interface ProposalSent {
+  type: 'proposal-sent';
+  atMs: number;
+  line: TraceLine;
+  node: string;
+  height: number;
+  round: number;
+  digest: Hex;
+}
+
 /** The runner restarted this node with rules of its own (other transitions): from now on it is misconfigured. */
 export interface NodeReconfigured {
   type: 'node-reconfigured';
@@ -154,6 +183,8 @@ export type Observation =
   | BlockImported
   | Reorg
   | MessageSent
+  | MessageJudged
+  | ProposalSent
   | NodeReconfigured
   | StateSample
   | FaultsHealed;

@@ -7,6 +7,7 @@ import type { Observation } from './observation.ts';
 import { RunModel } from './run-model.ts';
 import { AgreementChecker } from './agreement.ts';
 import { ValidityChecker } from './validity.ts';
+import { AcceptanceChecker } from './acceptance.ts';
 import { NonEquivocationChecker } from './non-equivocation.ts';
 import { LockSafetyChecker } from './lock-safety.ts';
 import { RoundTimerChecker } from './round-timer.ts';
@@ -40,6 +41,7 @@ export class CheckerSuite {
   readonly model: RunModel;
   readonly agreement: AgreementChecker;
   readonly validity: ValidityChecker;
+  readonly acceptance: AcceptanceChecker;
   readonly nonEquivocation: NonEquivocationChecker;
   readonly lockSafety: LockSafetyChecker;
   readonly roundTimer: RoundTimerChecker;
@@ -55,6 +57,7 @@ export class CheckerSuite {
     this.model = new RunModel(opts.genesis);
     this.agreement = new AgreementChecker(this.model, on);
     this.validity = new ValidityChecker(this.model, on);
+    this.acceptance = new AcceptanceChecker(this.model, on);
     this.nonEquivocation = new NonEquivocationChecker(this.model, on);
     this.lockSafety = new LockSafetyChecker(this.model, on);
     this.roundTimer = new RoundTimerChecker(this.model, on);
@@ -64,7 +67,7 @@ export class CheckerSuite {
     this.boundedState = new BoundedStateChecker(this.model, on);
     const noop = () => {};
     const extra = (opts.extra ?? []).map((make) => make(this.model, on ?? noop));
-    this.all = [this.agreement, this.validity, this.nonEquivocation, this.honestMessages, this.lockSafety, this.roundTimer, this.roundStart, this.boundedState, this.liveness, ...extra];
+    this.all = [this.agreement, this.validity, this.acceptance, this.nonEquivocation, this.honestMessages, this.lockSafety, this.roundTimer, this.roundStart, this.boundedState, this.liveness, ...extra];
   }
 
   observe(o: Observation): void {

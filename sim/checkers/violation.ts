@@ -3,7 +3,7 @@ import { encodeTraceLine, type TraceLine } from '../trace.ts';
 import type { Observation } from './observation.ts';
 import type { RunModel } from './run-model.ts';
 
-export const CHECKER_NAMES = ['agreement', 'validity', 'honest-non-equivocation', 'honest-messages', 'lock-safety', 'round-timer', 'round-start', 'bounded-state', 'liveness'] as const;
+export const CHECKER_NAMES = ['agreement', 'validity', 'acceptance', 'honest-non-equivocation', 'honest-messages', 'lock-safety', 'round-timer', 'round-start', 'bounded-state', 'liveness'] as const;
 
 export type CheckerName = (typeof CHECKER_NAMES)[number];
 

@@ -10,8 +10,10 @@
  *   Ids given to eth_unsubscribe are read as hex numbers ("0x01" = "0x1").
  * - newHeads: Besu's BlockResult of each block added to the canonical chain (every added entry of
  *   a reorganization, in order): transaction hashes, or full transactions with includeTransactions.
- * - logs: every matching log of added blocks; for removed blocks the same logs with removed: true
- *   (removed blocks first, then added ones).
+ * - logs: what Besu's BlockAddedEvent carries (DefaultBlockchain.handleChainReorg): the matching
+ *   logs of removed blocks with removed: true, newest first (blocks from the old head down, each
+ *   block's logs last to first), then those of added blocks in chain order. The planted switch
+ *   plant-pubsub-no-removed leaves the removed ones out.
  * - newPendingTransactions: the hash of each transaction the pool accepts, or Besu's pending
  *   transaction object with includeTransactions. droppedPendingTransactions: the dropped hash.
  * - syncing: on a head change, when the sync status changed since the last notification, the
@@ -236,11 +238,13 @@ export class SubscriptionManager {
         }
       }
       if (logs.length > 0) {
-        const blocks: Array<[ChainEntry, boolean]> = [...removed.map((e) => [e, true] as [ChainEntry, boolean]), ...added.map((e) => [e, false] as [ChainEntry, boolean])];
+        const dropRemoved = this.api.node.bugs.has('plant-pubsub-no-removed');
+        const blocks: Array<[ChainEntry, boolean]> = [...(dropRemoved ? [] : removed.map((e) => [e, true] as [ChainEntry, boolean])), ...added.map((e) => [e, false] as [ChainEntry, boolean])];
         for (const [entry, isRemoved] of blocks) {
           if (entry.block.transactions.length === 0) continue;
           for (const s of logs) {
-            for (const log of await this.api.logsOfBlock(entry, s.query!, isRemoved)) this.send(s, formatLog(log));
+            const found = await this.api.logsOfBlock(entry, s.query!, isRemoved);
+            for (const log of isRemoved ? found.reverse() : found) this.send(s, formatLog(log));
           }
         }
       }

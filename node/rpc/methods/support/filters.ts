@@ -11,8 +11,9 @@
  * - Block filters collect the hash of every block that becomes canonical; pending-transaction
  *   filters every hash the pool accepts; log filters every matching log of blocks that become
  *   canonical whose number is <= the filter's numeric toBlock (a tag toBlock never excludes),
- *   plus, on a reorganization, the logs of the removed blocks with removed = true (what Besu's
- *   BlockAddedEvent carries).
+ *   plus, on a reorganization, the logs of the removed blocks with removed = true, first and
+ *   newest first (blocks from the old head down, each block's logs last to first), as Besu's
+ *   BlockAddedEvent lists them.
  * - Bounded (our addition): at most `maxFilters` filters (the oldest is uninstalled first) and at
  *   most `maxEntries` undelivered entries per filter (the oldest are dropped first).
  */
@@ -121,7 +122,10 @@ export class FilterManager {
     const events = f.events;
     f.events = [];
     const logs: LogWithMeta[] = [];
-    for (const e of events) logs.push(...(await this.deps.logsOf(e.entry, f.spec, e.removed)));
+    for (const e of events) {
+      const found = await this.deps.logsOf(e.entry, f.spec, e.removed);
+      logs.push(...(e.removed ? found.reverse() : found));
+    }
     return { kind: 'log', logs };
   }
 
@@ -139,7 +143,7 @@ export class FilterManager {
     if (list.length > this.limits.maxEntries) list.splice(0, list.length - this.limits.maxEntries);
   }
 
-  /** A new canonical head: `removed` left the canonical chain, `added` joined it (lowest first). */
+  /** A new canonical head: `removed` left the canonical chain (highest first), `added` joined it (lowest first). */
   onNewHead(removed: ChainEntry[], added: ChainEntry[]): void {
     this.sweep();
     for (const f of this.filters.values()) {
