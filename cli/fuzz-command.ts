@@ -37,7 +37,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   const jobs = values.jobs === undefined ? Math.min(availableParallelism(), MAX_JOBS) : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS) throw new UsageError(`--jobs: '${values.jobs}' must be an integer from 1 to ${MAX_JOBS}`);
   const bug = values.bug as string | undefined;
-  const { findKnownBug, knownBugIds } = await import('../sim/bugs/catalogue.ts');
+  const { findKnownBug, knownBugIds, plantedCaughtBy } = await import('../sim/bugs/catalogue.ts');
   const { isPlantedBugId, PLANTED_BUG_IDS } = await import('../node/bugs/bug-switches.ts');
   const entry = bug === undefined ? undefined : findKnownBug(bug);
   // A planted switch (no corpus entry) is hunted as it is.
@@ -63,12 +63,13 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     wallClock,
     ...(jobs > 1 ? { runCases: workerCaseRunner(jobs) } : {}),
     ...(bugSwitch !== undefined ? { bugs: [bugSwitch], stopAtFirstFailure: true } : {}),
-    ...(entry ? { expectedCheckers: [...entry.caughtBy] } : {}),
+    ...(entry ? { expectedCheckers: [...entry.caughtBy] } : planted && plantedCaughtBy(planted).length > 0 ? { expectedCheckers: plantedCaughtBy(planted) } : {}),
     onCase,
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   else {
     io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
+    io.out(ruleCoverageLine(report.ruleMarks));
     if (bug !== undefined) io.out(report.find ? `bug ${bug}${bugSwitch !== bug ? ` (switch ${bugSwitch})` : ''}: found after ${report.runsToFind} runs, caught by ${report.find.checker ?? 'a failure'}; the shrunk case passes with the switch off` : `bug ${bug}: not found in ${report.runs} runs`);
     for (const f of report.failures) {
       const uncounted = f.find && !f.find.counted ? ` (not counted as a find: ${f.find.notCounted})` : '';
@@ -136,4 +137,11 @@ export function fuzzSuite(report: FuzzReport, cases: CaseRecord[], bug: string |
   }
   const shard = report.shard ? ` shard ${report.shard.index}/${report.shard.count}` : '';
   return { name: `qbft-lab fuzz seed ${report.seed}${shard}${bug === undefined ? '' : ` bug ${bug}`}`, cases: out };
+}
+
+/** Which validation rules the campaign's hostile messages exercised (coverage marks). */
+function ruleCoverageLine(marks: Record<string, number>): string {
+  const rules = Object.keys(marks);
+  const never = rules.filter((r) => marks[r] === 0);
+  return `validation rules exercised: ${rules.length - never.length} of ${rules.length}${never.length > 0 ? ` (never: ${never.join(', ')})` : ''}`;
 }

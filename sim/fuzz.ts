@@ -35,6 +35,7 @@ import fc from 'fast-check';
 import { runScenario, type RunOptions, type RunResult } from './scenario-runner.ts';
 import { validateScenario, type Scenario } from './scenario.ts';
 import { scenarioArbitrary } from './fuzz-arbitraries.ts';
+import { RULE_NAMES } from './checkers/toolkit/qbft-rules.ts';
 
 export interface FuzzOptions {
   runs: number;
@@ -88,6 +89,8 @@ export interface FuzzCaseInfo {
   liveness: boolean | null;
   determinismChecked: boolean;
   wallMs?: number;
+  /** The first run's coverage marks (rules broken by messages honest nodes judged), the rules with a count only. */
+  ruleMarks?: Record<string, number>;
 }
 
 export interface FuzzFailure {
@@ -140,6 +143,11 @@ export interface FuzzReport {
   bugs?: string[];
   /** With bug switches: cases run until the first counted find, counting it (undefined: none found). */
   runsToFind?: number;
+  /**
+   * Coverage marks over the campaign's cases (first runs): per validation rule, the messages honest
+   * nodes judged whose first broken rule it was. Every rule is listed, a rule no case exercised with 0.
+   */
+  ruleMarks: Record<string, number>;
   /** With bug switches: the first counted find. */
   find?: { caseIndex: number; checker?: string; switchOffReplayPassed: true };
 }
@@ -151,6 +159,10 @@ export interface Verdict {
   result: RunResult | null;
   /** runScenario calls made. */
   runs: number;
+}
+
+function nonZero(marks: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(marks).filter(([, n]) => n > 0));
 }
 
 /** The per-case fast-check seed: a fixed 32-bit mix of the campaign seed and the case index. */
@@ -291,6 +303,7 @@ export async function runFuzzCase(
         maxRound: verdict.result?.maxRound ?? 0,
         liveness: verdict.result?.invariants.liveness ?? null,
         determinismChecked: determinism,
+        ...(verdict.result ? { ruleMarks: nonZero(verdict.result.ruleMarks) } : {}),
         ...(caseStart !== undefined ? { wallMs: Math.round(opts.wallClock!() - caseStart) } : {}),
       };
       first = { scenario: s, verdict, info };
@@ -373,7 +386,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   if (!Number.isSafeInteger(opts.seed)) throw new RangeError(`seed must be an integer, got ${opts.seed}`);
   if (opts.runCases && opts.arbitrary) throw new RangeError('runCases runs the built-in scenarioArbitrary(); it cannot take an arbitrary');
   const wallStart = opts.wallClock?.();
-  const report: FuzzReport = { seed: opts.seed, runs: 0, failures: [], livenessChecked: 0, livenessSkipped: 0, determinismChecked: 0, simRuns: 0 };
+  const report: FuzzReport = { seed: opts.seed, runs: 0, failures: [], livenessChecked: 0, livenessSkipped: 0, determinismChecked: 0, simRuns: 0, ruleMarks: Object.fromEntries(RULE_NAMES.map((r) => [r, 0])) };
   const bugs = opts.bugs && opts.bugs.length > 0 ? [...opts.bugs].sort() : undefined;
   if (bugs) report.bugs = bugs;
   if (opts.shard) report.shard = { ...opts.shard };
@@ -398,6 +411,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     if (opts.runCases) opts.onCase?.(outcome.info);
     report.runs++;
     report.simRuns += outcome.simRuns;
+    for (const [rule, n] of Object.entries(outcome.info.ruleMarks ?? {})) report.ruleMarks[rule] = (report.ruleMarks[rule] ?? 0) + n;
     if (outcome.info.determinismChecked) report.determinismChecked++;
     if (outcome.liveness === null) report.livenessSkipped++;
     else if (outcome.liveness !== undefined) report.livenessChecked++;

@@ -47,6 +47,8 @@ export interface RunResult {
   invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
   /** The first violation of each invariant checker (sim/checkers/), in checker order. */
   violations: Violation[];
+  /** Coverage marks: per validation rule, the messages honest nodes judged whose first broken rule it was. */
+  ruleMarks: Record<string, number>;
   expectations: Array<{ text: string; ok: boolean }>;
   errors: string[];
 }
@@ -580,6 +582,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     traceHash: world.trace.hash(),
     invariants: { agreement, validity, liveness },
     violations,
+    ruleMarks: checkers.acceptance.markCounts(),
     expectations,
     errors: world.errors,
   };

@@ -16,7 +16,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'A Byzantine validator could pad a certificate with a repeated prepare, and an honest proposer then re-proposed ' +
       'on a certificate no quorum stood behind. The switch counts a certificate\'s prepares instead of their authors.',
     symptom: 'invalid message accepted',
-    caughtBy: ['honest-messages'],
+    caughtBy: ['honest-messages', 'acceptance'],
     scenario: {
       name: 'bug-besu-1671',
       description: 'v3 pads every certificate it sends with a repeated author, on a network losing 10 % of messages (no re-gossip), so rounds change with prepared certificates.',
@@ -269,7 +269,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'sending round changes for many distinct huge rounds grows a node\'s memory for as long as the height lasts. PR ' +
       '#11102 rejects rounds above 1000 (MAX_ALLOWED_ROUND). The switch drops that cap for round changes.',
     symptom: 'unbounded memory',
-    caughtBy: ['bounded-state'],
+    caughtBy: ['bounded-state', 'acceptance'],
     scenario: {
       name: 'bug-ghsa-23rh',
       description:
@@ -292,4 +292,16 @@ export function findKnownBug(id: string): KnownBug | undefined {
 
 export function knownBugIds(): string[] {
   return KNOWN_BUGS.map((b) => b.id);
+}
+
+/**
+ * The checkers a planted switch (node/bugs/bug-switches.ts; no corpus entry) must be caught by for
+ * a fuzz find to count: the acceptance checker for a skipped validation rule, validity for the
+ * seal and block-period plants. The pub/sub plant has no fuzz checker (a scenario's API check
+ * catches it).
+ */
+export function plantedCaughtBy(id: string): string[] {
+  if (id.startsWith('plant-skip-')) return ['acceptance'];
+  if (id === 'plant-sync-seals' || id === 'plant-period-early') return ['validity'];
+  return [];
 }
