@@ -22,6 +22,7 @@ import transitionInThePast from './transition-in-the-past.ts';
 import pausedValidator from './paused-validator.ts';
 import invalidJustification from './invalid-justification.ts';
 import privateGroup from './private-group.ts';
+import reorgApiClients from './reorg-api-clients.ts';
 
 export const SCENARIOS: readonly Scenario[] = [
   happyPath,
@@ -46,6 +47,7 @@ export const SCENARIOS: readonly Scenario[] = [
   pausedValidator,
   invalidJustification,
   privateGroup,
+  reorgApiClients,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

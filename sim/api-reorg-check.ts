@@ -90,7 +90,6 @@ function findLastIndex<T>(list: readonly T[], test: (x: T) => boolean): number {
   return -1;
 }
 
-const short = (hash: unknown) => (typeof hash === 'string' ? `${hash.slice(0, 10)}…` : String(hash));
 const num = (q: unknown) => (typeof q === 'string' && /^0x[0-9a-f]+$/i.test(q) ? Number(BigInt(q)) : NaN);
 
 interface ReadBlock {
@@ -102,13 +101,13 @@ interface ReadBlock {
 /** A block and its logs, with the reads checked against each other; a string says what is wrong. */
 async function readBlock(reads: ChainReads, hash: Hex): Promise<ReadBlock | string> {
   const block = await reads.block(hash);
-  if (!block || block.hash !== hash) return `eth_getBlockByHash(${short(hash)}) answered ${block ? `block ${short(block.hash)}` : 'null'}`;
+  if (!block || block.hash !== hash) return `eth_getBlockByHash(${hash}) answered ${block ? `block ${String(block.hash)}` : 'null'}`;
   const logs = await reads.logs(hash);
   const txs = Array.isArray(block.transactions) ? (block.transactions as unknown[]) : [];
   for (const log of logs) {
     const i = num(log.transactionIndex);
     if (log.blockHash !== hash || log.blockNumber !== block.number || txs[i] !== log.transactionHash)
-      return `eth_getLogs(blockHash ${short(hash)}) log ${String(log.logIndex)} does not match eth_getBlockByHash (block ${String(log.blockNumber)} ${short(log.blockHash)}, transaction ${String(log.transactionIndex)} ${short(log.transactionHash)})`;
+      return `eth_getLogs(blockHash ${hash}) ${describeLog(log)} (transaction ${num(log.transactionIndex)} ${String(log.transactionHash)}) does not match eth_getBlockByHash`;
   }
   for (const tx of new Set(logs.map((l) => l.transactionHash as Hex))) {
     const receipt = await reads.receipt(tx);
@@ -117,13 +116,13 @@ async function readBlock(reads: ChainReads, hash: Hex): Promise<ReadBlock | stri
     const fromReceipt = Array.isArray(receipt.logs) ? (receipt.logs as RpcLog[]) : [];
     const fromLogs = logs.filter((l) => l.transactionHash === tx);
     const diff = fromReceipt.length !== fromLogs.length ? `${fromReceipt.length} logs, not ${fromLogs.length}` : fromLogs.map((l, i) => firstDifference(l, asRecord(fromReceipt[i]))).find((d) => d);
-    if (diff) return `eth_getTransactionReceipt(${short(tx)}) disagrees with eth_getLogs(blockHash ${short(hash)}): ${diff}`;
+    if (diff) return `eth_getTransactionReceipt(${tx}) disagrees with eth_getLogs(blockHash ${hash}): ${diff}`;
   }
   return { hash, block, logs };
 }
 
 function describeLog(log: RpcLog): string {
-  return `log ${String(log.logIndex)} of block ${num(log.blockNumber)} ${short(log.blockHash)}`;
+  return `log ${num(log.logIndex)} of block ${num(log.blockNumber)} ${String(log.blockHash)}`;
 }
 
 /** What a correct client sees for these head changes, or what made the reads unusable. */
@@ -150,7 +149,7 @@ export async function expectedStreams(changes: readonly HeadChange[], reads: Cha
       }
     for (const a of added)
       for (const log of a.logs) out.logs.push({ value: { ...log, removed: false }, what: `${describeLog(log)} (${cause}) with removed: false`, notBeforeMs: change.atMs });
-    for (const a of added) out.heads.push({ value: a.block, what: `new head ${num(a.block.number)} ${short(a.hash)} (${cause})`, notBeforeMs: change.atMs });
+    for (const a of added) out.heads.push({ value: a.block, what: `new head ${num(a.block.number)} ${a.hash} (${cause})`, notBeforeMs: change.atMs });
   }
   return out;
 }
@@ -203,7 +202,7 @@ export function judgeStreams(node: string, expected: ExpectedStreams, streams: R
       expected.heads,
       streams.newHeads,
       (w, g) => w.hash === g.hash,
-      (g) => `head ${num(g.number)} ${short(g.hash)}`,
+      (g) => `head ${num(g.number)} ${String(g.hash)}`,
     )
   );
 }

@@ -14,6 +14,7 @@ import type { Common } from '@ethereumjs/common';
 import type { WireLayout } from '../node/consensus/qbft/messages.ts';
 import { addressOfKey } from '../node/consensus/qbft/signer-cache.ts';
 import type { Transport, WireMessage } from '../node/runtime/ports.ts';
+import { breakRules } from './byzantine/break-rules.ts';
 import { equivocate, invalidJustification, silent, withholdProposals } from './byzantine/classic.ts';
 import { conflictingPrepared } from './byzantine/conflicting-prepared.ts';
 import { duplicateAuthors } from './byzantine/duplicate-authors.ts';
@@ -45,6 +46,7 @@ const IMPLEMENTATIONS: Record<HostileBehaviour, Behaviour> = {
   'round-change-flood': roundChangeFlood,
   'withhold-proposals': withholdProposals,
   'forge-blocks': forgeBlocks,
+  'break-rules': breakRules,
 };
 
 export interface ByzantineControl {

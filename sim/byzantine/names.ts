@@ -13,6 +13,7 @@ export const HOSTILE_BEHAVIOURS = [
   'round-change-flood',
   'withhold-proposals',
   'forge-blocks',
+  'break-rules',
 ] as const;
 
 export type HostileBehaviour = (typeof HOSTILE_BEHAVIOURS)[number];
