@@ -18,9 +18,22 @@ export async function bugsCommand(args: string[], io: Io, parse: Parse): Promise
     case 'list': {
       if (positionals.length > 0) throw new UsageError(`bugs list: unexpected argument '${positionals[0]}'`);
       if (junitFile !== undefined) throw new UsageError('bugs list: --junit is for bugs check');
-      const rows = KNOWN_BUGS.map((b) => ({ id: b.id, title: b.title, link: b.link, scenario: b.scenario.name, symptom: b.symptom, caughtBy: b.caughtBy, rootCause: b.rootCause }));
+      const { versionsAffected } = await import('../sim/bugs/versions.ts');
+      const rows = KNOWN_BUGS.map((b) => ({
+        id: b.id,
+        title: b.title,
+        link: b.link,
+        scenario: b.scenario.name,
+        symptom: b.symptom,
+        caughtBy: b.caughtBy,
+        rootCause: b.rootCause,
+        versions: versionsAffected(b),
+        affected: b.affected,
+        faithful: b.fidelity.faithful,
+        ...(b.fidelity.faithful ? {} : { standInBecause: b.fidelity.why }),
+      }));
       if (values.json) io.out(JSON.stringify(rows));
-      else for (const r of rows) io.out(`${r.id.padEnd(11)} ${r.symptom.padEnd(24)} ${r.title}\n            ${r.link}`);
+      else for (const r of rows) io.out(listEntry(r));
       return 0;
     }
     case 'check': {
@@ -71,4 +84,10 @@ export function bugCase(bug: KnownBug, r: BugCheck, timeSeconds: number): JUnitC
   if (r.failsWith && missed.length > 0) why.push(`not caught by ${missed.join(', ')}`);
   junitCase.failure = { message: `${bug.scenario.name}: ${why.join('; ')}`, details: `${bug.title}\n${bug.link}\n${systemOut}` };
   return junitCase;
+}
+
+function listEntry(r: { id: string; symptom: string; title: string; link: string; versions: string[]; affected: { since: string; fixedIn?: string }; faithful: boolean; standInBecause?: string }): string {
+  const range = `${r.affected.fixedIn ? `fixed in ${r.affected.fixedIn}` : 'not fixed'}; release lines: ${r.versions.length > 0 ? r.versions.join(', ') : 'none of those modelled'}`;
+  const fidelity = r.faithful ? 'faithful' : `stand-in: ${r.standInBecause}`;
+  return `${r.id.padEnd(11)} ${r.symptom.padEnd(24)} ${r.title}\n            ${range}\n            ${fidelity}\n            ${r.link}`;
 }

@@ -4,6 +4,7 @@
  * table or JSON. Exit 0 when every case passes, 1 when one fails, 2 on a usage error (a genesis
  * file that cannot be simulated is one: a one-line UsageError).
  */
+import { parseBesuVersion } from './besu-version.ts';
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -82,7 +83,8 @@ export function formatCheckReport(r: CheckReport): string {
 }
 
 export async function checkCommand(args: string[], io: CommandIo, wallClock: () => number = () => performance.now()): Promise<number> {
-  const { values } = parseStrict(args, { 'genesis-file': { type: 'string' }, duration: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, 'report-dir': { type: 'string' } }, 'check');
+  const { values } = parseStrict(args, { 'genesis-file': { type: 'string' }, duration: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, 'report-dir': { type: 'string' }, 'besu-version': { type: 'string' } }, 'check');
+  const besuVersion = parseBesuVersion(values['besu-version']);
   const file = values['genesis-file'] as string | undefined;
   if (!file) throw new UsageError(`check: --genesis-file is required (usage: ${CHECK_USAGE})`);
   let durationMs: number | undefined;
@@ -96,6 +98,7 @@ export async function checkCommand(args: string[], io: CommandIo, wallClock: () 
   const genesis = await readOperatorGenesisFile(file, '--genesis-file');
   const { writeFailureReports } = await import('./report-command.ts');
   const report = await runCheckBattery(genesis, {
+    ...(besuVersion ? { besuVersion } : {}),
     durationMs,
     seed,
     wallClock,

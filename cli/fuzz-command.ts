@@ -1,4 +1,6 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
+import { parseBesuVersion } from './besu-version.ts';
+import type { BesuVersion } from '../sim/bugs/version-names.ts';
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
@@ -19,6 +21,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     'failure-dir': { type: 'string' },
     'report-dir': { type: 'string' },
     bug: { type: 'string' },
+    'besu-version': { type: 'string' },
     jobs: { type: 'string' },
     junit: { type: 'string' },
   });
@@ -44,7 +47,9 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   const planted = isPlantedBugId(bug) ? bug : undefined;
   if (bug !== undefined && !entry && !planted)
     throw new UsageError(`--bug: '${bug}' is not a known bug id (${[...knownBugIds(), ...PLANTED_BUG_IDS].join(', ')}; see 'qbft-lab bugs list')`);
-  const bugSwitch = entry ? switchOf(entry) : planted;
+  const besuVersion = parseBesuVersion(values['besu-version']);
+  if (besuVersion !== undefined && bug !== undefined) throw new UsageError('fuzz: --bug and --besu-version hunt different things; give one');
+  const hunt = besuVersion !== undefined ? await versionHunt(besuVersion) : huntOf(entry ? [switchOf(entry)] : planted ? [planted] : undefined, entry ? [...entry.caughtBy] : planted ? plantedCaughtBy(planted) : []);
   const junitFile = values.junit as string | undefined;
   // Truncated before the campaign: a bad path fails at once, and a crash leaves no stale report behind.
   if (junitFile !== undefined) writeJUnitFile(junitFile, '');
@@ -62,15 +67,17 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     failureDir: (values['failure-dir'] as string | undefined) ?? '.',
     wallClock,
     ...(jobs > 1 ? { runCases: workerCaseRunner(jobs) } : {}),
-    ...(bugSwitch !== undefined ? { bugs: [bugSwitch], stopAtFirstFailure: true } : {}),
-    ...(entry ? { expectedCheckers: [...entry.caughtBy] } : planted && plantedCaughtBy(planted).length > 0 ? { expectedCheckers: plantedCaughtBy(planted) } : {}),
+    ...(hunt ? { bugs: hunt.switches, stopAtFirstFailure: true } : {}),
+    ...(hunt && hunt.checkers.length > 0 ? { expectedCheckers: hunt.checkers } : {}),
     onCase,
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
   else {
     io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
     io.out(ruleCoverageLine(report.ruleMarks));
-    if (bug !== undefined) io.out(report.find ? `bug ${bug}${bugSwitch !== bug ? ` (switch ${bugSwitch})` : ''}: found after ${report.runsToFind} runs, caught by ${report.find.checker ?? 'a failure'}; the shrunk case passes with the switch off` : `bug ${bug}: not found in ${report.runs} runs`);
+    const what = bug !== undefined ? `bug ${bug}${hunt && hunt.switches[0] !== bug ? ` (switch ${hunt.switches[0]})` : ''}` : besuVersion !== undefined ? `Besu ${besuVersion} (${hunt ? hunt.switches.join(', ') : 'no known bug'})` : undefined;
+    if (what !== undefined && hunt) io.out(report.find ? `${what}: found after ${report.runsToFind} runs, caught by ${report.find.checker ?? 'a failure'}; the shrunk case passes with the switch off` : `${what}: not found in ${report.runs} runs`);
+    else if (what !== undefined) io.out(`${what}: ${report.failures.length === 0 ? 'no failure' : `${report.failures.length} failures`} in ${report.runs} runs`);
     for (const f of report.failures) {
       const uncounted = f.find && !f.find.counted ? ` (not counted as a find: ${f.find.notCounted})` : '';
       io.out(`  failure in case ${f.caseIndex}${uncounted}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
@@ -144,4 +151,20 @@ function ruleCoverageLine(marks: Record<string, number>): string {
   const rules = Object.keys(marks);
   const never = rules.filter((r) => marks[r] === 0);
   return `validation rules exercised: ${rules.length - never.length} of ${rules.length}${never.length > 0 ? ` (never: ${never.join(', ')})` : ''}`;
+}
+
+interface Hunt {
+  switches: string[];
+  checkers: string[];
+}
+
+function huntOf(switches: string[] | undefined, checkers: string[]): Hunt | undefined {
+  return switches ? { switches, checkers } : undefined;
+}
+
+/** A release line's known bugs, all switched on; a find counts when one of their checkers fires. */
+async function versionHunt(version: BesuVersion): Promise<Hunt | undefined> {
+  const { switchesOfVersion, checkersOfVersion } = await import('../sim/bugs/versions.ts');
+  const switches = switchesOfVersion(version);
+  return switches.length > 0 ? { switches, checkers: checkersOfVersion(version) } : undefined;
 }

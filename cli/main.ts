@@ -2,6 +2,7 @@
  * The qbft-lab command line. Simulator commands live here (cli/ may use sim/); node-side tools
  * (genesis, rlp) come from node/cli.
  */
+import { parseBesuVersion } from './besu-version.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -138,11 +139,13 @@ async function scenarioCommand(args: string[], io: Io): Promise<number> {
     all: { type: 'boolean' },
     'report-dir': { type: 'string' },
     junit: { type: 'string' },
+    'besu-version': { type: 'string' },
   });
   const seed = parseSeed(values.seed as string | undefined);
+  const besuVersion = parseBesuVersion(values['besu-version']);
   const reportDir = values['report-dir'] === undefined ? undefined : { dir: values['report-dir'] as string, io };
   if (!values.all && positionals.length !== 1) throw new UsageError('scenario run: give one scenario name or file (or --all)');
-  const scenarios = values.all ? SCENARIOS : [loadScenario(positionals[0])];
+  const scenarios = (values.all ? SCENARIOS : [loadScenario(positionals[0])]).map((s) => (besuVersion ? { ...s, besuVersion } : s));
   const junitFile = values.junit as string | undefined;
   // Truncated before the runs: a bad path fails at once, and a crash leaves no stale report behind.
   if (junitFile !== undefined) writeJUnitFile(junitFile, '');
@@ -193,10 +196,12 @@ async function simCommand(args: string[], io: Io): Promise<number> {
     json: { type: 'boolean' },
     trace: { type: 'string' },
     'report-dir': { type: 'string' },
+    'besu-version': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`sim: unexpected argument '${positionals[0]}'`);
+  const besuVersion = parseBesuVersion(values['besu-version']);
   const { simScenario } = await import('./sim-scenario.ts');
-  const scenario = simScenario(values as never);
+  const scenario = { ...simScenario(values as never), ...(besuVersion ? { besuVersion } : {}) };
   const reportDir = values['report-dir'] === undefined ? undefined : { dir: values['report-dir'] as string, io };
   const r = await runWithTrace(scenario, scenario.seed, values.trace as string | undefined, reportDir);
   io.out(values.json ? runJson(r) : formatRun(r));

@@ -5,6 +5,7 @@
  * the operator's files (sim/operator/rehearsal.ts). Exit 0 for verdict ok, 1 for stall, fork or
  * forked-off, 2 on a usage error (among them a NEW that is a new chain rather than a change).
  */
+import { parseBesuVersion } from './besu-version.ts';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
 import { reportBaseName, writeRunReports } from '../reports/write-reports.ts';
@@ -74,9 +75,11 @@ export async function rehearseCommand(args: string[], io: CommandIo, wallClock: 
       seed: { type: 'string' },
       json: { type: 'boolean' },
       'report-dir': { type: 'string' },
+      'besu-version': { type: 'string' },
     },
     'rehearse',
   );
+  const besuVersion = parseBesuVersion(values['besu-version']);
   const oldFile = values['genesis-file'] as string | undefined;
   const newFile = values['new-genesis'] as string | undefined;
   if (!oldFile || !newFile) throw new UsageError(`rehearse: --genesis-file and --new-genesis are required (usage: ${REHEARSE_USAGE})`);
@@ -90,6 +93,7 @@ export async function rehearseCommand(args: string[], io: CommandIo, wallClock: 
     leftBehind: leftBehindOption(values['left-behind'] as string | undefined),
     seed: parseSeedOption(values.seed as string | undefined),
     nodeChecks: nodeChecksOption(values['node-checks'] as string | undefined),
+    ...(besuVersion ? { besuVersion } : {}),
   };
   const old = await readOperatorGenesisFile(oldFile, '--genesis-file');
   const next = await readOperatorGenesisFile(newFile, '--new-genesis');

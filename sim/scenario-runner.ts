@@ -22,6 +22,7 @@ import { isByzantineBehaviour } from './byzantine/names.ts';
 import { attachCheckers } from './checkers/world-tap.ts';
 import type { Violation } from './checkers/violation.ts';
 import { bugSwitches, type BugSwitches } from '../node/bugs/bug-switches.ts';
+import { isBesuVersion, switchesOfVersion } from './bugs/versions.ts';
 
 export interface NodeReport {
   name: string;
@@ -234,7 +235,8 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const seed = opts.seed ?? s.seed ?? 1;
   const { validators, nodes, names } = resolveKeys(s);
   applyPrivacy(s, nodes);
-  const bugs = bugSwitches([...new Set([...(s.bugs ?? []), ...(opts.bugs ?? [])])].sort());
+  const ofVersion = isBesuVersion(s.besuVersion) ? switchesOfVersion(s.besuVersion) : [];
+  const bugs = bugSwitches([...new Set([...(s.bugs ?? []), ...(opts.bugs ?? []), ...ofVersion])].sort());
   const misconfigured = new Set((s.misconfigured ?? []).map((m) => m.node));
   for (const m of s.misconfigured ?? []) {
     const spec = nodes.find((n) => n.name === m.node);
@@ -611,5 +613,6 @@ function recordRunStarted(world: World, s: Scenario, seed: number, faulty: Set<s
     durationMs: s.durationMs,
     // Only when some are on, so that traces of runs without bug switches keep their hashes.
     ...(bugs.size > 0 ? { bugs: [...bugs] } : {}),
+    ...(s.besuVersion !== undefined ? { besuVersion: s.besuVersion } : {}),
   });
 }

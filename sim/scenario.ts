@@ -6,6 +6,7 @@
 import type { LatencyModel } from './network.ts';
 import { BYZANTINE_BEHAVIOURS, isByzantineBehaviour, type ByzantineBehaviour } from './byzantine/names.ts';
 import { BUG_IDS, isBugId } from '../node/bugs/bug-switches.ts';
+import { BESU_VERSIONS, isBesuVersion } from './bugs/version-names.ts';
 
 export interface GenesisSpec {
   blockPeriodSeconds?: number;
@@ -122,6 +123,8 @@ export interface Scenario {
   misconfigured?: Array<{ node: string; transitions: TransitionStep[] }>;
   /** Known-bug switches the nodes run with (ids from node/bugs/bug-switches.ts; see `qbft-lab bugs list`). */
   bugs?: string[];
+  /** The Besu release line the nodes behave as: its known bugs are switched on (see `qbft-lab bugs list`). */
+  besuVersion?: string;
   /**
    * A node restarted with a genesis that changes its stored blocks' rules: 'refuse' (qbft-lab's
    * default) keeps it down; 'warn' starts it anyway, as Besu does.
@@ -167,6 +170,7 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
   if (!Number.isInteger(s.durationMs) || (s.durationMs as number) <= 0 || (s.durationMs as number) > 7 * 24 * 3600_000) fail('durationMs', 'must be a positive integer (at most a week)');
   if (s.seed !== undefined && !Number.isSafeInteger(s.seed)) fail('seed', 'must be an integer');
   if (s.bugs !== undefined && (!Array.isArray(s.bugs) || !s.bugs.every(isBugId))) fail('bugs', `must be an array of bug ids (${BUG_IDS.join(', ')})`);
+  if (s.besuVersion !== undefined && !isBesuVersion(s.besuVersion)) fail('besuVersion', `must be one of ${BESU_VERSIONS.join(', ')}`);
   if (s.storedHistoryCheck !== undefined && s.storedHistoryCheck !== 'refuse' && s.storedHistoryCheck !== 'warn') fail('storedHistoryCheck', "must be 'refuse' or 'warn'");
   if (s.privacy !== undefined) {
     const p = s.privacy as Record<string, unknown>;

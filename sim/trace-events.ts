@@ -55,6 +55,8 @@ export interface RunStartedEvent {
   earlyRoundChange: boolean;
   durationMs: number;
   bugs?: string[];
+  /** The Besu release line the run's nodes behaved as. */
+  besuVersion?: string;
 }
 
 /** A checker's first violation, as the run's last line lists it. */

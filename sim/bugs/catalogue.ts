@@ -17,6 +17,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'on a certificate no quorum stood behind. The switch counts a certificate\'s prepares instead of their authors.',
     symptom: 'invalid message accepted',
     caughtBy: ['honest-messages', 'acceptance'],
+    affected: { since: '1.0', fixedIn: '21.1.0' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-besu-1671',
       description: 'v3 pads every certificate it sends with a repeated author, on a network losing 10 % of messages (no re-gossip), so rounds change with prepared certificates.',
@@ -41,6 +43,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'keys the round state by arrival instead of by author.',
     symptom: 'invalid message accepted',
     caughtBy: ['honest-messages'],
+    affected: { since: '1.0', fixedIn: '21.7.0' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-besu-2449',
       description:
@@ -68,6 +72,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'round\'s timer expire into the old height manager right after the import, every time (the race always lost).',
     symptom: 'work on an imported height',
     caughtBy: ['round-start'],
+    affected: { since: '1.0', fixedIn: '20.10.2' },
+    fidelity: { faithful: false, why: 'the switch hands every round expiry queued with an import to the old height manager; Besu loses that race only when its timer thread enqueues the expiry in the same step, which our serial node cannot schedule' },
     scenario: {
       name: 'bug-besu-1734',
       description: 'Four honest validators, no faults: no node may act on a timer expiry for a height it has imported.',
@@ -88,6 +94,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'starts round 0 and its timer at the start of each height.',
     symptom: 'needless round changes',
     caughtBy: ['round-start'],
+    affected: { since: '21.1.0', fixedIn: '21.1.6' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-besu-2095',
       description: 'Four validators, block period 5 s, request timeout 4 s, no faults: every height must finish in round 0.',
@@ -109,6 +117,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'needs a round change. The switch truncates again.',
     symptom: 'needless round changes',
     caughtBy: ['honest-messages'],
+    affected: { since: '1.0', fixedIn: '21.1.6' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-besu-2241',
       description: 'Every clock is set back 20 ms while the first block timer is pending, so it fires 20 ms early by the clock: no round may be lost.',
@@ -131,6 +141,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'prepares the node\'s own proposal without validating it (as before PR #7875).',
     symptom: 'stall',
     caughtBy: ['honest-messages', 'liveness'],
+    affected: { since: '21.1.5', fixedIn: '24.12.0' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-besu-6613',
       description:
@@ -160,6 +172,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'other than the first one it validated there (the same block with only its round changed still passes).',
     symptom: 'stall',
     caughtBy: ['liveness'],
+    affected: { since: '24.3.0', fixedIn: '24.7.0' },
+    fidelity: { faithful: false, why: 'no confirmed root cause: the switch models one candidate (proposal validation persisting the proposed state, fixed by PR #7204 in 24.7.0); the report was on 24.3.3' },
     scenario: {
       name: 'bug-besu-7642',
       description:
@@ -188,6 +202,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'switch cancels the consensus timers when a sync begins and withholds new heads from consensus during it.',
     symptom: 'stall',
     caughtBy: ['liveness'],
+    affected: { since: '24.10.0', fixedIn: '25.3.0' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-besu-8307',
       description: 'Two of four validators are restarted with wiped data; after syncing they must rejoin consensus.',
@@ -215,6 +231,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'toward the quorum the height cannot complete and no new head arrives to heal it. Shown with the besu-8307 switch.',
     symptom: 'stall',
     caughtBy: ['liveness'],
+    affected: { since: '24.10.0', fixedIn: '25.3.0' },
+    fidelity: { faithful: false, why: 'its root cause was never published; it re-uses the besu-8307 switch, whose fix resolved it' },
     scenario: {
       name: 'bug-besu-8425',
       description:
@@ -247,6 +265,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'when a new head arrives.',
     symptom: 'work on an imported height',
     caughtBy: ['round-start'],
+    affected: { since: '21.1.0', fixedIn: '26.4.0' },
+    fidelity: { faithful: false, why: 'the switch hands a block timer expiry to the old height manager whenever sync imported its height meanwhile; in Besu that needs the expiry dequeued before the new chain head, a race our serial node cannot schedule' },
     scenario: {
       name: 'bug-besu-10052',
       description: 'v3 is cut off for 10 s and catches up by sync, block after block: it must not start rounds at heights it has.',
@@ -270,6 +290,8 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       '#11102 rejects rounds above 1000 (MAX_ALLOWED_ROUND). The switch drops that cap for round changes.',
     symptom: 'unbounded memory',
     caughtBy: ['bounded-state', 'acceptance'],
+    affected: { since: '1.0', fixedIn: '26.9.0' },
+    fidelity: { faithful: true },
     scenario: {
       name: 'bug-ghsa-23rh',
       description:

@@ -21,6 +21,16 @@ export interface KnownBug {
   symptom: BugSymptom;
   /** The invariant checkers that must report it with the switch on (the fuzzer sees only these). */
   caughtBy: CheckerName[];
+  /**
+   * The Besu releases that had it: from `since` (the first release with the faulty code, or the
+   * earliest one known affected) up to, not including, `fixedIn` (absent: not fixed on main).
+   */
+  affected: { since: string; fixedIn?: string };
+  /**
+   * Faithful: the switch re-introduces the bug's own mechanism, firing when the schedule makes it
+   * fire. A stand-in approximates it (a forced race, an unconfirmed cause, a shared switch): `why`.
+   */
+  fidelity: { faithful: true } | { faithful: false; why: string };
   /** Passes with the switch off; fails with it on (the switch is added by the check, not listed here). */
   scenario: Scenario;
 }

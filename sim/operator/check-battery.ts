@@ -3,6 +3,7 @@
  * run on the operator's own genesis and judged by its expectations and the invariant checkers
  * every run gets. A case passes when its run is ok.
  */
+import type { BesuVersion } from '../bugs/version-names.ts';
 import { maxFaulty, quorumSize } from '../../node/consensus/qbft/quorum.ts';
 import type { Scenario } from '../scenario.ts';
 import { runScenario, type RunResult } from '../scenario-runner.ts';
@@ -58,6 +59,8 @@ export interface CheckOptions {
   wallClock?: () => number;
   /** Sees each case's run once it is judged (the CLI writes reports of failing ones). */
   onRun?: (scenario: Scenario, result: RunResult, world: World) => void;
+  /** The Besu release line the nodes behave as (its known bugs on). */
+  besuVersion?: BesuVersion;
 }
 
 function firstLine(text: string): string {
@@ -82,8 +85,9 @@ function stoppedAtTransition(r: RunResult, transitionBlocks: number[]): string {
 
 async function runCase(c: CheckCase, scenario: Scenario, opts: CheckOptions, transitionBlocks: number[]): Promise<CheckCaseResult> {
   let world: World | undefined;
-  const result = await runScenario(scenario, { seed: opts.seed, keepTrace: opts.keepTrace, wallClock: opts.wallClock, onWorld: (w) => (world = w) });
-  if (world) opts.onRun?.(scenario, result, world);
+  const versioned = opts.besuVersion ? { ...scenario, besuVersion: opts.besuVersion } : scenario;
+  const result = await runScenario(versioned, { seed: opts.seed, keepTrace: opts.keepTrace, wallClock: opts.wallClock, onWorld: (w) => (world = w) });
+  if (world) opts.onRun?.(versioned, result, world);
   return {
     case: c.id,
     title: c.title,

@@ -12,6 +12,7 @@
  * step's own `transitions` cannot carry NEW: the runner does not apply them to a scenario with a
  * baseGenesis, and they would not carry NEW's other config.)
  */
+import type { BesuVersion } from '../bugs/version-names.ts';
 import { parseGenesis } from '../../node/chain/genesis.ts';
 import { quorumSize } from '../../node/consensus/qbft/quorum.ts';
 import type { Hex } from '../../node/crypto/bytes.ts';
@@ -39,6 +40,8 @@ export const BLOCKS_PAST_CHANGE = 3;
 export const STALL_REQUEST_TIMEOUTS = 10;
 
 export interface RehearsalOptions {
+  /** The Besu release line the nodes behave as (its known bugs on). */
+  besuVersion?: BesuVersion;
   stragglers?: number;
   restartWindowMs?: number;
   atBlock?: number;
@@ -229,7 +232,8 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
   const leftBehind = resolveLeftBehind(opts.leftBehind, old.standIns);
   const plan = planRestarts(old, changes, schedOld, schedNew, next, { stragglers: opts.stragglers ?? 0, restartWindowMs, atBlock }, leftBehind);
   const seed = opts.seed ?? 1;
-  const scenario = scenarioFor(old, next, plan, seed, opts.nodeChecks ?? 'besu');
+  const planned = scenarioFor(old, next, plan, seed, opts.nodeChecks ?? 'besu');
+  const scenario = opts.besuVersion ? { ...planned, besuVersion: opts.besuVersion } : planned;
   const names = old.standIns.map((s) => s.name);
   const observer = new ChainObserver([...names, FRESH_NODE], plan.durationMs);
   const oldRules = parseGenesis(old.simGenesis);
