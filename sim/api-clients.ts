@@ -9,13 +9,14 @@
  */
 import type { QbftNode } from '../node/node.ts';
 import type { Hex } from '../node/crypto/bytes.ts';
-import type { InProcessRpc } from '../node/rpc/transports/in-process.ts';
 import { expectedStreams, headChanges, judgeStreams, type ChainReads, type HeadLine, type RecordedStreams } from './api-reorg-check.ts';
 import { rpcClientFor } from './node-rpc-client.ts';
 import type { TraceLine } from './trace.ts';
 import type { World } from './world.ts';
 
 export const DEFAULT_FILTER_POLL_MS = 1_000;
+
+type InProcessRpc = ReturnType<typeof rpcClientFor>;
 
 interface Attached {
   node: QbftNode;

@@ -3,7 +3,7 @@ import { LOGGER_CONTRACT } from '../../../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS } from '../../../sim/keys.ts';
 import { RpcError } from '../errors.ts';
 import type { RpcContext, RpcMethodSpec } from '../registry.ts';
-import { sign1559, startCluster } from '../methods/test-kit.ts';
+import { ok, sign1559, startCluster } from '../methods/test-kit.ts';
 import { SubscriptionManager } from './subscriptions.ts';
 
 /** World.runFor runs until an offset from the simulation start, so advance relative to now. */
@@ -131,6 +131,38 @@ test('logs, pending transactions: logger call notifies matching subscriptions on
   t.is(full.length, 1);
   t.is(full[0].hash, r.hash);
   t.is(full[0].to, LOGGER_CONTRACT);
+  m.close();
+  api.close();
+});
+
+test("logs of a reorganization's removed blocks: again with removed: true, newest first (Besu's BlockAddedEvent order), in subscriptions and filters", async (t) => {
+  const { api, world, node } = await startCluster();
+  const m = new SubscriptionManager(api, () => api.node.runtime.random.next());
+  const a = conn('a');
+  const logsId = ((await call(m.methods(), 'eth_subscribe', ['logs', { address: LOGGER_CONTRACT }], a.ctx)) as { result: string }).result;
+  const filterId = await ok(api, 'eth_newFilter', [{ address: LOGGER_CONTRACT }]);
+  for (let nonce = 1n; nonce <= 3n; nonce++) {
+    const r = await node.submitTransaction(sign1559(node, 1, { nonce, to: LOGGER_CONTRACT, gasLimit: 40_000n }).serialize());
+    if (!r.ok) throw new Error(r.error);
+  }
+  await advance(world, 1_200);
+  const r = await node.submitTransaction(sign1559(node, 1, { nonce: 4n, to: LOGGER_CONTRACT, gasLimit: 40_000n }).serialize());
+  if (!r.ok) throw new Error(r.error);
+  await advance(world, 3_000);
+  await m.idle();
+  const added = a.got.filter((n) => n.id === logsId).map((n) => n.result);
+  t.is(added.length, 4);
+  t.true(new Set(added.map((l) => l.blockHash)).size >= 2, 'logs in more than one block');
+  t.deepEqual(await ok(api, 'eth_getFilterChanges', [filterId]), added);
+
+  // What the node's listeners get when these blocks leave the canonical chain (highest first).
+  const removed = [...new Set(added.map((l) => l.blockHash as string))].reverse().map((h) => node.chain.get(h as `0x${string}`)!);
+  (m as unknown as { onHead(removed: unknown[], added: unknown[]): void }).onHead(removed, []);
+  api.filters.onNewHead(removed, []);
+  await m.idle();
+  const want = added.map((l) => ({ ...l, removed: true })).reverse();
+  t.deepEqual(a.got.filter((n) => n.id === logsId).slice(4).map((n) => n.result), want);
+  t.deepEqual(await ok(api, 'eth_getFilterChanges', [filterId]), want);
   m.close();
   api.close();
 });
