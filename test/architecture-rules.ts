@@ -82,6 +82,7 @@ export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: 
   { module: 'node/consensus/qbft/messages.ts', usedBy: BYZANTINE, why: 'QBFT message encoding and signing' },
   { module: 'node/consensus/qbft/messages/rlp-raw.ts', usedBy: BYZANTINE, why: 'raw RLP lists for malformed messages' },
   { module: 'node/consensus/qbft/signer-cache.ts', usedBy: BYZANTINE, why: 'signing and recovery with the per-run cache' },
+  { module: 'node/consensus/qbft/rules.ts', usedBy: BYZANTINE, why: 'the names of the validation rules break-rules targets' },
   { module: 'node/chain/block-hashing.ts', usedBy: BYZANTINE, why: 'blocks and committed-seal hashes of forged proposals' },
   { module: 'node/p2p/eth-messages.ts', usedBy: BYZANTINE, why: 'eth block messages served and announced with forged blocks' },
   // The teaching reports explain the rules with the node's own definitions.
