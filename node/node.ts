@@ -17,7 +17,7 @@ export type { ChainEntry } from './chain/chain.ts';
 export type { ConsensusSigner } from './consensus/qbft/core-types.ts';
 import { checkPowImportBlock, powBlockRewards } from './chain/pow-import-rules.ts';
 import { sharedCommonFor } from './chain/common.ts';
-import { QbftForkSchedule } from './chain/fork-schedule.ts';
+import { QbftForkSchedule, type QbftForkParams } from './chain/fork-schedule.ts';
 import { GenesisError, withConfig, type Genesis } from './chain/genesis.ts';
 import { StoredHistoryError, firstRulesChange } from './chain/stored-rules.ts';
 import { createGenesisBlock, writeGenesisState } from './chain/genesis-state.ts';
@@ -242,6 +242,7 @@ export class QbftNode {
           return result.returnValue;
         },
       },
+      this.bugs,
     );
     this.persistence = new StatePersistence({
       store: runtime.store,
@@ -494,8 +495,11 @@ export class QbftNode {
     // time-typed transition brings within one period applies already (else the block would fail
     // the period rule, judged at the block's own timestamp).
     const periodHeight = this.bugs.has('plant-period-early') ? head.number : height;
-    const params = this.schedule.paramsAt(periodHeight, head.timestamp);
-    const blockPeriodSeconds = Math.max(params.blockPeriodSeconds, this.schedule.paramsAt(periodHeight, head.timestamp + params.blockPeriodSeconds).blockPeriodSeconds);
+    // besu-9681: before Besu PR #9785 the block timer read the options at the height's number
+    // alone, so a time-typed transition never reached it (nor looked one period ahead).
+    const byNumber = this.bugs.has('besu-9681');
+    const params = byNumber ? this.schedule.paramsAt(periodHeight) : this.schedule.paramsAt(periodHeight, head.timestamp);
+    const blockPeriodSeconds = byNumber ? params.blockPeriodSeconds : Math.max(params.blockPeriodSeconds, this.schedule.paramsAt(periodHeight, head.timestamp + params.blockPeriodSeconds).blockPeriodSeconds);
     // xblockperiodmilliseconds counts from now, not from the parent's timestamp.
     const blockTimerAtMs = params.blockPeriodMilliseconds ? this.runtime.clock.nowMs() + params.blockPeriodMilliseconds : (head.timestamp + blockPeriodSeconds) * 1000;
     return {
@@ -508,6 +512,18 @@ export class QbftNode {
       requestTimeoutMs: this.config.genesis.qbft.requestTimeoutSeconds * 1000,
       emptyBlockPeriodSeconds: params.emptyBlockPeriodSeconds,
     };
+  }
+
+  /**
+   * besu-2894: before Besu PR #2874 the header rules of a transition's fork were those of contract
+   * mode only when that transition itself named `validatorselectionmode: contract` (the genesis
+   * fork: when it has a validator contract), not the mode in force there, so a transition that
+   * changes anything else (a block reward) put a contract-mode chain back under block-header rules.
+   */
+  private forkNamesContractMode(params: QbftForkParams): boolean {
+    const transition = this.schedule.transitionAt(params.fromBlock);
+    if (transition) return transition.validatorSelectionMode === 'contract';
+    return params.fromBlock === 0 && this.config.genesis.qbft.validatorContractAddress !== undefined;
   }
 
   private headerFacts(block: { header: Block['header'] }, hash?: Hex): HeaderFacts {
@@ -547,7 +563,7 @@ export class QbftNode {
       const verdict = validateHeader(this.headerFacts({ header }), {
         parent: this.headerFacts(parentEntry.block, parentEntry.hash),
         validatorsAfterParent: await this.validators.forChildOf(parentEntry),
-        contractMode: params.validatorSelectionMode === 'contract',
+        contractMode: this.bugs.has('besu-2894') ? this.forkNamesContractMode(params) : params.validatorSelectionMode === 'contract',
         blockPeriodSeconds: period.blockPeriodSeconds,
         blockPeriodMilliseconds: period.blockPeriodMilliseconds,
         nowSeconds: Math.floor((this.runtime.systemClock ?? this.runtime.clock).nowMs() / 1000),
@@ -781,6 +797,12 @@ export class QbftNode {
       round,
       seals: [],
     };
+    // besu-8384: before Besu PR #8387 the block creator took the mining beneficiary (for the fees
+    // and the reward, whose amount still came from the fork at the timestamp) from the BFT fork at
+    // the block's number alone, where a time-typed transition is never reached; import reads it at
+    // the block's timestamp, so the proposer's state root disagreed with everyone else's.
+    const beneficiary = (this.bugs.has('besu-8384') ? this.schedule.paramsAt(height) : params).miningBeneficiary;
+    const reward = this.rewardAt(height, timestampSeconds, coinbase);
     const { block, receipts } = await this.engine.buildBlock({
       parent: parent.block,
       parentHash: onchainBlockHash(parent.block.header),
@@ -790,8 +812,8 @@ export class QbftNode {
       extraData: encodeExtraData(extra),
       mixHash: MIX_HASH,
       transactions: spec.transactions,
-      reward: this.rewardAt(height, timestampSeconds, coinbase),
-      feeRecipient: params.miningBeneficiary,
+      reward: reward && this.bugs.has('besu-8384') ? { ...reward, to: beneficiary ?? coinbase } : reward,
+      feeRecipient: beneficiary,
     });
     this.remember(bytesToHex(onchainBlockHash(block.header)), receipts);
     return proposedBlockFrom(block, undefined, this.config.reproposal);

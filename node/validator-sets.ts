@@ -15,6 +15,7 @@ import type { ChainEntry } from './chain/chain.ts';
 import type { QbftForkSchedule } from './chain/fork-schedule.ts';
 import { BlockHeaderValidators, type ChainHeaderInfo } from './consensus/qbft/validators/header-validator-provider.ts';
 import type { VoteTally } from './consensus/qbft/validators/vote-tally.ts';
+import { NO_BUGS, type BugSwitches } from './bugs/bug-switches.ts';
 
 export const GET_VALIDATORS_SELECTOR = hexToBytes('0xb7ab4db5');
 
@@ -58,8 +59,9 @@ export class ValidatorSets {
     private readonly schedule: QbftForkSchedule,
     genesisValidators: Hex[],
     epochLength: number,
-    lookup: (hash: Hex) => ChainEntry | undefined,
+    private readonly lookup: (hash: Hex) => ChainEntry | undefined,
     private readonly caller: ContractCaller,
+    private readonly bugs: BugSwitches = NO_BUGS,
   ) {
     this.headerMode = new BlockHeaderValidators({
       epochLength,
@@ -79,6 +81,7 @@ export class ValidatorSets {
 
   /** The validators for the block after `parent`, sorted ascending. */
   async forChildOf(parent: ChainEntry): Promise<Hex[]> {
+    if (this.bugs.has('besu-2901')) return this.forChildOfAtParentFork(parent);
     const n = parent.number + 1;
     const params = this.schedule.paramsAt(n, parent.timestamp);
     if (params.validatorSelectionMode !== 'contract') return this.headerMode.afterBlock(headerInfo(parent));
@@ -89,6 +92,32 @@ export class ValidatorSets {
     if (this.contractCache.size >= 1024) this.contractCache.delete(this.contractCache.keys().next().value as Hex);
     this.contractCache.set(parent.hash, result);
     return result;
+  }
+
+  /**
+   * besu-2901: before Besu PR #2935 the validators after a block came from the provider (and the
+   * contract address) of the fork in force at that block's own number, not at the next block's, so
+   * a validator-selection-mode transition took effect one block late. Its special case for the
+   * first block-header-mode block (the validators the previous provider gives for the block
+   * before it) was checked at the parent's number too, against the latest mode transition.
+   */
+  private async forChildOfAtParentFork(parent: ChainEntry): Promise<Hex[]> {
+    const params = this.schedule.paramsAt(parent.number, parent.timestamp);
+    if (params.validatorSelectionMode !== 'contract') {
+      const grandparent = parent.number > 0 && parent.number === this.lastModeTransitionAt(parent.number) ? this.lookup(parent.parentHash) : undefined;
+      return grandparent ? this.ofBlock(grandparent) : this.headerMode.afterBlock(headerInfo(parent));
+    }
+    if (!params.validatorContractAddress) throw new Error(`contract validator selection at block ${parent.number} has no contract address`);
+    return decodeAddressArray(await this.caller.callAt(parent, params.validatorContractAddress, GET_VALIDATORS_SELECTOR)).sort();
+  }
+
+  /** The block of the latest transition at or below `blockNumber` that names a validator selection mode (0: the genesis). */
+  private lastModeTransitionAt(blockNumber: number): number {
+    let block = 0;
+    for (const fork of this.schedule.forks()) {
+      if (fork.fromBlock <= blockNumber && this.schedule.transitionAt(fork.fromBlock)?.validatorSelectionMode !== undefined) block = Math.max(block, fork.fromBlock);
+    }
+    return block;
   }
 
   /** The vote tally after `entry` (block-header mode), for choosing which vote to cast next. */

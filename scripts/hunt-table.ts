@@ -2,7 +2,7 @@
  * Runs-to-find for many bug switches, one campaign each (what `qbft-lab fuzz --bug ID --runs N
  * --seed S --jobs J` does), printed as a Markdown table row per switch as it finishes.
  *
- *   node --import tsx scripts/hunt-table.ts [--runs 200] [--seed 1] [--jobs 2] [--skip-rules | --rules-only] [ID ...]
+ *   node --import tsx scripts/hunt-table.ts [--runs 200] [--seed 1] [--jobs 2] [--max-shrink-runs 60] [--rules-only] [ID ...]
  *
  * Without ids: every planted skip-rule switch (and, unless --rules-only, the corpus entries and
  * the other planted switches). Failure files go to a temporary folder.
@@ -18,7 +18,7 @@ import { runFuzz } from '../sim/fuzz.ts';
 import { workerCaseRunner } from '../cli/fuzz-workers.ts';
 
 const { values, positionals } = parseArgs({
-  options: { runs: { type: 'string', default: '200' }, seed: { type: 'string', default: '1' }, jobs: { type: 'string', default: '2' }, 'rules-only': { type: 'boolean' } },
+  options: { runs: { type: 'string', default: '200' }, seed: { type: 'string', default: '1' }, jobs: { type: 'string', default: '2' }, 'max-shrink-runs': { type: 'string', default: '60' }, 'rules-only': { type: 'boolean' } },
   allowPositionals: true,
 });
 
@@ -44,6 +44,8 @@ try {
       bugs: hunt.switches,
       ...(hunt.checkers.length > 0 ? { expectedCheckers: hunt.checkers } : {}),
       stopAtFirstFailure: true,
+      // Fewer shrinks only make the find's case larger; the runs to find stay the same.
+      maxShrinkRuns: Number(values['max-shrink-runs']),
       failureDir: dir,
       runCases: workerCaseRunner(Number(values.jobs)),
     });

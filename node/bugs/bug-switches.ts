@@ -12,9 +12,13 @@ export const BUG_IDS = [
   'besu-2095',
   'besu-2241',
   'besu-2449',
+  'besu-2894',
+  'besu-2901',
   'besu-6613',
   'besu-7642',
   'besu-8307',
+  'besu-8384',
+  'besu-9681',
   'besu-10052',
   'ghsa-23rh',
 ] as const;

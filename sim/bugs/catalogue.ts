@@ -4,6 +4,38 @@
  * bug's symptom with it on. `qbft-lab bugs list|check` and `qbft-lab fuzz --bug` read this list.
  */
 import type { KnownBug } from './known-bug.ts';
+import { SIM_START_TIME_MS } from '../world.ts';
+
+/**
+ * A Besu genesis file with every block-numbered hardfork at 0 and shanghaiTime 0, so that Besu
+ * compares each QBFT transition's `block` with the block timestamp (a time-typed transition).
+ */
+function shanghaiGenesis(qbft: Record<string, unknown>, transitions: Array<Record<string, unknown>>): Record<string, unknown> {
+  return {
+    config: {
+      chainId: 1337,
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+      berlinBlock: 0,
+      londonBlock: 0,
+      shanghaiTime: 0,
+      qbft: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 2, ...qbft },
+      transitions: { qbft: transitions },
+    },
+    nonce: '0x0',
+    gasLimit: '0x1c9c380',
+    difficulty: '0x1',
+    mixHash: '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365',
+    coinbase: '0x0000000000000000000000000000000000000000',
+    alloc: {},
+  };
+}
 
 export const KNOWN_BUGS: readonly KnownBug[] = [
   {
@@ -130,6 +162,62 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
     },
   },
   {
+    id: 'besu-2894',
+    title: 'QBFT: a transition that names no validator selection mode puts a contract-mode chain under block-header rules',
+    link: 'https://github.com/hyperledger/besu/issues/2894',
+    rootCause:
+      'From PR #2655 (21.7.4), which let QBFT switch to a validator contract, until PR #2874 (21.10.1), the protocol ' +
+      'schedule gave each transition\'s fork the header rules of contract mode only when that transition itself said ' +
+      'validatorselectionmode contract; the genesis fork asked whether the genesis had a contract address. A ' +
+      'transition that changes something else, such as the block reward, on a contract-mode chain therefore brought ' +
+      'block-header rules, under which a block must list the validators in its extraData, while contract-mode blocks ' +
+      'list none: from that block on every proposal fails validation and the chain stalls (issue #2894). The switch ' +
+      'takes a block\'s header rules from whether the transition in force there (or the genesis) names contract mode.',
+    symptom: 'stall',
+    caughtBy: ['liveness'],
+    affected: { since: '21.7.4', fixedIn: '21.10.1' },
+    fidelity: { faithful: true },
+    scenario: {
+      name: 'bug-besu-2894',
+      description:
+        'Validators come from a contract from the genesis on, and a transition changes only the block reward at block 5; ' +
+        'v3 is cut off from 2 s to 8 s, and after the heal the chain must go on past block 5.',
+      validators: 4,
+      genesis: { contractMode: true, transitions: [{ block: 5, blockReward: '1000000000000000000' }] },
+      durationMs: 30_000,
+      steps: [
+        { atMs: 2_000, do: 'partition', groups: [['v3'], ['v0', 'v1', 'v2']] },
+        { atMs: 8_000, do: 'heal' },
+      ],
+      expect: [{ kind: 'min-height', height: 20 }],
+    },
+  },
+  {
+    id: 'besu-2901',
+    title: 'QBFT: the validators for the next block come from the current block\'s fork: a selection-mode transition acts a block late',
+    link: 'https://github.com/hyperledger/besu/issues/2901',
+    rootCause:
+      'From PR #2655 (21.7.4) until PR #2935 (21.10.1) ForkingValidatorProvider, asked for the validators after a ' +
+      'block, chose the provider (block-header votes or the contract) and the contract address by the fork in force at ' +
+      'that block\'s own number instead of the next block\'s, and checked its special case for the first block-header ' +
+      'block there too. Proposer choice, extraData, seals and header validation all asked the same question, so every ' +
+      'node agreed, but the first block of a new validator selection mode (or of a new contract) was proposed and ' +
+      'sealed by the previous mode\'s validators. The switch resolves the fork at the parent\'s number, as Besu did.',
+    symptom: 'wrong validator set',
+    caughtBy: ['validity', 'acceptance'],
+    affected: { since: '21.7.4', fixedIn: '21.10.1' },
+    fidelity: { faithful: true },
+    scenario: {
+      name: 'bug-besu-2901',
+      description: 'A transition at block 6 moves validator selection from block-header votes to a contract listing v0, v1 and v2: block 6 must be sealed by those three.',
+      validators: 4,
+      genesis: { transitions: [{ block: 6, contractValidators: ['v0', 'v1', 'v2'] }] },
+      durationMs: 20_000,
+      steps: [],
+      expect: [{ kind: 'min-height', height: 15 }],
+    },
+  },
+  {
     id: 'besu-6613',
     title: 'QBFT stalls: "Latest Prepared Metadata blockhash does not align with proposed block"',
     link: 'https://github.com/hyperledger/besu/issues/6613',
@@ -251,6 +339,63 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
         { kind: 'validators-at', block: 7, validators: ['v0', 'o0'] },
         { kind: 'min-height', height: 30 },
       ],
+    },
+  },
+  {
+    id: 'besu-8384',
+    title: 'BFT: a time-typed mining-beneficiary transition is ignored by the block creator: state root mismatch, halt',
+    link: 'https://github.com/hyperledger/besu/issues/8384',
+    rootCause:
+      'With a time-based hardfork in force (shanghaiTime), Besu\'s protocol schedule compares a QBFT transition\'s ' +
+      '`block` with the block timestamp, so import credits the fees and the block reward to the beneficiary of the ' +
+      'fork at the block\'s timestamp. Until PR #8387 (25.4.0) the BFT block creator looked the beneficiary up in the ' +
+      'fork schedule by block number alone (the reward amount came from the protocol spec at the timestamp). When the ' +
+      'two lookups disagree, as for a transition written "block": 40 that the timestamps passed long ago, every ' +
+      'proposal carries a state root the other validators do not compute; they reject it in every round and the ' +
+      'chain halts. The switch takes the block creator\'s beneficiary from the fork at the block number alone.',
+    symptom: 'stall',
+    caughtBy: ['liveness'],
+    affected: { since: '24.3.0', fixedIn: '25.4.0' },
+    fidelity: { faithful: true },
+    scenario: {
+      name: 'bug-besu-8384',
+      description:
+        'shanghaiTime 0, a block reward to a mining beneficiary, and a transition "block": 40 naming another ' +
+        'beneficiary (a timestamp already passed, so in force from the genesis): blocks must be produced.',
+      validators: 4,
+      baseGenesis: shanghaiGenesis(
+        { blockreward: '0xde0b6b3a7640000', miningbeneficiary: '0x00000000000000000000000000000000000be001' },
+        [{ block: 40, miningbeneficiary: '0x00000000000000000000000000000000000be002' }],
+      ),
+      durationMs: 40_000,
+      steps: [],
+      expect: [{ kind: 'min-height', height: 30 }],
+    },
+  },
+  {
+    id: 'besu-9681',
+    title: 'QBFT: a time-typed block-period transition is ignored by the block timer: proposals rejected, round changes',
+    link: 'https://github.com/hyperledger/besu/issues/9681',
+    rootCause:
+      'With a time-based hardfork in force, header validation reads a block-period transition at the block\'s ' +
+      'timestamp, but until PR #9785 (26.4.0) the block timer read the block period (and the empty-block period) from ' +
+      'the fork schedule by block number alone, where a transition typed by time is never reached. After a transition ' +
+      'to a longer period, proposers still build at the old period; every round-0 proposal is rejected as too close ' +
+      'to its parent, and each height completes only in a later round whose timestamp is far enough on. The switch ' +
+      'makes the block timer read the options at the height\'s number alone. No invariant checker judges a proposal\'s ' +
+      'timestamp against a time-typed period, so the scenario\'s expectations catch it.',
+    symptom: 'needless round changes',
+    caughtBy: [],
+    affected: { since: '24.3.0', fixedIn: '26.4.0' },
+    fidelity: { faithful: true },
+    scenario: {
+      name: 'bug-besu-9681',
+      description: 'shanghaiTime 0 and a transition from the timestamp 6 s after the genesis to a 4 s block period: every height must finish in round 0.',
+      validators: 4,
+      baseGenesis: shanghaiGenesis({}, [{ block: SIM_START_TIME_MS / 1000 + 6, blockperiodseconds: 4 }]),
+      durationMs: 40_000,
+      steps: [],
+      expect: [{ kind: 'round-changes', max: 0 }, { kind: 'min-height', height: 12 }],
     },
   },
   {

@@ -3,7 +3,7 @@ import type { BugId } from '../../node/bugs/bug-switches.ts';
 import type { Scenario } from '../scenario.ts';
 import type { CheckerName } from '../checkers/violation.ts';
 
-export type BugSymptom = 'stall' | 'fork' | 'needless round changes' | 'rejected valid block' | 'unbounded memory' | 'invalid message accepted' | 'work on an imported height';
+export type BugSymptom = 'stall' | 'fork' | 'needless round changes' | 'rejected valid block' | 'unbounded memory' | 'invalid message accepted' | 'work on an imported height' | 'wrong validator set';
 
 export interface KnownBug {
   /** The corpus id; also the switch's id unless `switchId` names another. */

@@ -13,7 +13,7 @@ test('the release lines the issue names are modelled, oldest first, main last', 
 
 test('current Besu has none of the corpus bugs; each bug affects the lines between its first release and its fix', (t) => {
   t.deepEqual(bugsOfVersion('current'), []);
-  t.deepEqual(switchesOfVersion('24.3'), ['besu-10052', 'besu-6613', 'besu-7642', 'ghsa-23rh']);
+  t.deepEqual(switchesOfVersion('24.3'), ['besu-10052', 'besu-6613', 'besu-7642', 'besu-8384', 'besu-9681', 'ghsa-23rh']);
   t.deepEqual(versionsAffected(KNOWN_BUGS.find((b) => b.id === 'besu-8307')!), ['24.12', '25.2']);
   // 21.1.6 fixed 2095: the 21.1 line (21.1.0) had it, 22.7 did not.
   t.deepEqual(versionsAffected(KNOWN_BUGS.find((b) => b.id === 'besu-2095')!), ['21.1']);
@@ -33,7 +33,7 @@ test('a scenario run as a release line switches its bugs on and records the line
   const r = await runScenario({ ...happy, durationMs: 5_000, expect: [], besuVersion: '24.12' }, { keepTrace: true, onWorld: (w) => (firstLine = () => w.trace.lines()[0]!) });
   const line = JSON.parse(firstLine()) as Record<string, unknown>;
   t.is(line.besuVersion, '24.12');
-  t.deepEqual(line.bugs, ['besu-8307', 'ghsa-23rh', 'besu-10052'].sort());
+  t.deepEqual(line.bugs, ['besu-8307', 'besu-8384', 'besu-9681', 'ghsa-23rh', 'besu-10052'].sort());
   t.true(r.height > 0);
 });
 
