@@ -116,3 +116,21 @@ test('rejections for the block itself, own messages and faulty nodes are not jud
   t.is(run.suite.acceptance.unjudged, 1);
 });
 
+
+test("a commit for the node's own proposal is judged against that proposal's block, read from the wire, also when the block keeps an older round (besu-6613's re-proposals)", (t) => {
+  const run = new SyntheticRun();
+  const [v0, v1, , v3] = run.keys as [Key, Key, Key, Key];
+  // v1 proposes round 1 of height 1 with a block stamped round 0; seals sign its hash for round 1.
+  const block = block1(run, v0, 0);
+  run.line(10, 'v1', { kind: 'proposal-sent', height: 1, round: 1, digest: digestOf(block), txs: 0 });
+  run.send(11, 'v1', QbftCode.PROPOSAL, proposalMsg(v1, 1, 1, block));
+  const commit = commitMsg(v3, 1, 1, block);
+  run.send(20, 'v3', QbftCode.COMMIT, commit);
+  run.line(21, 'v1', { kind: 'message-accepted', height: 1, type: 'commit', round: 1, author: v3.address, key: keyOf(commit) });
+  t.is(run.suite.acceptance.violation, undefined, run.suite.acceptance.violation?.reason);
+  t.is(run.suite.acceptance.judged, 1);
+  const forged = commitWithSeal(v3, digestOf(block), signHash(fromHex(digestOf(block)), v3.privateKey));
+  run.send(30, 'v3', QbftCode.COMMIT, forged);
+  run.line(31, 'v1', { kind: 'message-accepted', height: 1, type: 'commit', round: 1, author: v3.address, key: keyOf(forged) });
+  t.regex(run.suite.acceptance.violation?.reason ?? '', /breaks commit-seal-not-author/);
+});

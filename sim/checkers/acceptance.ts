@@ -39,6 +39,10 @@ export class AcceptanceChecker extends ModelChecker {
   private pendingCount = 0;
   private readonly heads = new Map<string, Hex>();
   private readonly proposals = new Map<string, RoundProposal>();
+  /** Rounds whose proposal is the node's own, by `${node}|${height}|${round}`: the digest it traced. */
+  private readonly ownProposals = new Map<string, Hex>();
+  /** Blocks of proposals seen on the wire, by `${signer}|${height}|${round}` (the first one). */
+  private readonly wireProposals = new Map<string, Uint8Array>();
   private readonly recovery = new SignerRecovery();
   private highestJudged = 0;
 
@@ -76,6 +80,10 @@ export class AcceptanceChecker extends ModelChecker {
     if (this.messages.has(key)) return;
     this.messages.set(key, o.decoded);
     const height = o.decoded.signed.payload.height;
+    if (o.decoded.kind === 'proposal' && o.decoded.signed.signer !== undefined) {
+      const at = `${o.decoded.signed.signer}|${height}|${o.decoded.signed.payload.round}`;
+      if (!this.wireProposals.has(at)) this.wireProposals.set(at, o.decoded.signed.payload.blockRlp);
+    }
     // Far-future heights are never judged (nodes buffer only a few heights ahead): not kept.
     if (height > this.highestJudged + HEIGHTS_KEPT * 16) return;
     const list = this.keysByHeight.get(height);
@@ -88,15 +96,30 @@ export class AcceptanceChecker extends ModelChecker {
     for (const d of waiting) this.decision(d);
   }
 
+  /** The node's own proposal: its block is read from the wire once it went out (the trace line comes first). */
   private noteOwnProposal(o: ProposalSent): void {
-    // The node's own block has its round in its extraData: the digest is also what seals sign.
-    this.proposals.set(`${o.node}|${o.height}|${o.round}`, { digest: o.digest, sealHash: o.digest });
+    const at = `${o.node}|${o.height}|${o.round}`;
+    this.proposals.delete(at);
+    this.ownProposals.set(at, o.digest);
+  }
+
+  private roundProposal(node: string, height: number, round: number): RoundProposal | undefined {
+    const at = `${node}|${height}|${round}`;
+    const known = this.proposals.get(at);
+    if (known) return known;
+    const digest = this.ownProposals.get(at);
+    if (digest === undefined) return undefined;
+    const blockRlp = this.wireProposals.get(`${this.model.node(node).address}|${height}|${round}`);
+    const proposal = blockRlp ? roundProposalOf(blockRlp, round) : undefined;
+    if (!proposal || proposal.digest !== digest) return undefined;
+    this.proposals.set(at, proposal);
+    return proposal;
   }
 
   private decision(d: MessageJudged): void {
     if (d.key === undefined) {
       // The node's own proposal failed its own validation: the round has no proposal.
-      if (d.kind === 'proposal' && !d.accepted) this.proposals.delete(`${d.node}|${d.height}|${d.round}`);
+      if (d.kind === 'proposal' && !d.accepted) this.ownProposals.delete(`${d.node}|${d.height}|${d.round}`);
       return;
     }
     if (d.rule !== undefined && UNJUDGED_RULES.has(d.rule)) return void this.unjudged++;
@@ -123,7 +146,7 @@ export class AcceptanceChecker extends ModelChecker {
         return judgeRoundChange(ctx, m);
       case 'prepare':
       case 'commit': {
-        const proposal = this.proposals.get(`${d.node}|${d.height}|${d.round}`);
+        const proposal = this.roundProposal(d.node, d.height, d.round);
         const verdict = judgeVote(ctx, m, proposal ?? { digest: ZERO_HASH, sealHash: ZERO_HASH }, (seal, hash) => this.recovery.signer(fromHex(hash), seal));
         // Without the round's proposal only the author can be judged.
         if (!proposal) return verdict?.rule === 'author-not-validator' ? verdict : null;
@@ -178,6 +201,8 @@ export class AcceptanceChecker extends ModelChecker {
       for (const k of keys) this.messages.delete(k);
       this.keysByHeight.delete(h);
     }
-    for (const k of this.proposals.keys()) if (Number(k.split('|')[1]) < height - HEIGHTS_KEPT) this.proposals.delete(k);
+    for (const map of [this.proposals, this.ownProposals, this.wireProposals]) {
+      for (const k of map.keys()) if (Number(k.split('|')[1]) < height - HEIGHTS_KEPT) map.delete(k);
+    }
   }
 }
