@@ -20,7 +20,7 @@ export interface CommandIo {
   err(text: string): void;
 }
 
-export const CHECK_USAGE = 'qbft-lab check --genesis-file G [--duration D] [--seed S] [--json] [--report-dir DIR]';
+export const CHECK_USAGE = 'qbft-lab check --genesis-file G [--duration D] [--seed S] [--besu-version V] [--json] [--report-dir DIR]';
 
 /** Larger than any genesis a private network needs; bounds what is read into memory. */
 export const MAX_GENESIS_FILE_BYTES = 64 * 1024 * 1024;

@@ -22,14 +22,14 @@ export const HELP = `qbft-lab: a Besu-compatible QBFT node under a deterministic
 
 Usage:
   qbft-lab scenario list [--json]
-  qbft-lab scenario run <name|file.json> [--seed N] [--json] [--junit FILE] [--trace FILE] [--report-dir DIR]
-  qbft-lab scenario run --all [--seed N] [--json] [--junit FILE] [--report-dir DIR]
+  qbft-lab scenario run <name|file.json> [--seed N] [--besu-version V] [--json] [--junit FILE] [--trace FILE] [--report-dir DIR]
+  qbft-lab scenario run --all [--seed N] [--besu-version V] [--json] [--junit FILE] [--report-dir DIR]
   qbft-lab sim [--validators N] [--duration 90s|10m|1h] [--seed N] [--block-period S]
                [--request-timeout S] [--latency 20ms|10-50ms] [--loss P] [--crash vI@T[..T2]]
                [--pause vI@T1..T2] [--partition T1..T2:vA,vB|vC,vD] [--byzantine vI:BEHAVIOUR|twin]
                [--early-round-change] [--no-gossip] [--wire-layout besu26|legacy]
                [--genesis-file F] [--duplicate-message-limit N] [--json] [--trace FILE]
-               [--report-dir DIR]
+               [--besu-version V] [--report-dir DIR]
   qbft-lab report <trace.jsonl|name|file.json> [--seed N] [--html FILE] [--md FILE]
   qbft-lab tui <trace.jsonl|name|file.json> [--seed N]   (replay in the terminal; keys: ? in the UI)
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
@@ -39,16 +39,16 @@ Usage:
                    [-- NODE-OPTIONS...]   (each validator is a 'qbft-lab node' process unless --single-process)
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
-  qbft-lab fuzz [--runs N] [--seed S] [--jobs N] [--shard i/k] [--bug ID] [--json] [--junit FILE]
+  qbft-lab fuzz [--runs N] [--seed S] [--jobs N] [--shard i/k] [--bug ID | --besu-version V] [--json] [--junit FILE]
                 [--failure-dir DIR] [--report-dir DIR]
                 (with --bug ID, finding the bug is the success: exit 0, and the finding's JUnit case passes)
   qbft-lab bugs list [--json]
   qbft-lab bugs check [ID...] [--json] [--junit FILE]
   qbft-lab genesis inspect --genesis-file F [--json]
-  qbft-lab check --genesis-file F [--duration D] [--seed N] [--json] [--report-dir DIR]
+  qbft-lab check --genesis-file F [--duration D] [--seed N] [--besu-version V] [--json] [--report-dir DIR]
                  (fault battery sized to your genesis: f crashed, proposer crash, partition, wiped restart, votes, each transition)
   qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--at-block B] [--restart-window D] [--stragglers K]
-                    [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed N] [--json] [--report-dir DIR]
+                    [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed N] [--besu-version V] [--json] [--report-dir DIR]
                     (verdict ok|stall|fork|forked-off)
   qbft-lab operator generate-blockchain-config --config-file F --to DIR [--genesis-file-name N]
                    [--private-key-file-name N] [--public-key-file-name N]   (Besu's; keys + genesis)
@@ -65,7 +65,10 @@ hunt does not find it.
 Known-bug switches (simulation only): 'bugs list' names them, 'bugs check' shows each bug's scenario
 failing with its switch on and passing with it off, 'fuzz --bug ID' hunts one with the switch on
 (exit 0 when the campaign finds it, 1 when it does not; a find is a failure one of the bug's
-checkers reports whose shrunk case passes with the switch off).
+checkers reports whose shrunk case passes with the switch off). A validation rule's planted switch,
+plant-skip-RULE, is hunted the same way. --besu-version V (20.10, 21.1, 22.7, 23.10, 24.3, 24.7, 24.12,
+25.2, 25.4, current) runs the nodes as that Besu release line, every known bug it had switched on;
+'fuzz --besu-version V' hunts them together.
 
 Exit status: 0 when every run is ok; 1 when a run fails its checks, 'fuzz --bug' does not find its bug,
 'bugs check' cannot show a bug, a 'check' case fails or 'rehearse' ends in stall, fork or forked-off;

@@ -18,7 +18,7 @@ import { parseDurationMs } from './durations.ts';
 import { formatTable } from './format.ts';
 
 export const REHEARSE_USAGE =
-  'qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--stragglers K] [--restart-window D] [--at-block B] [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed S] [--json] [--report-dir DIR]';
+  'qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--stragglers K] [--restart-window D] [--at-block B] [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed S] [--besu-version V] [--json] [--report-dir DIR]';
 
 function wholeNumber(text: string | undefined, flag: string, min: number): number | undefined {
   if (text === undefined) return undefined;
