@@ -57,6 +57,9 @@ test('bad flags and bad values are usage errors (exit 2) with a clear message', 
     [['sim', '--pause', 'v1@5s'], /--pause: 'v1@5s' must look like vI@T1..T2/],
     [['scenario', 'run', 'no-such-scenario'], /no scenario named 'no-such-scenario'/],
     [['fuzz', '--shard', '3/2'], /--shard/],
+    [['sim', '--besu-version', '24.4'], /--besu-version: '24\.4' is not a Besu release line qbft-lab models \(20\.10, 21\.1/],
+    [['fuzz', '--besu-version', '24.3', '--bug', 'besu-6613'], /--bug and --besu-version/],
+    [['scenario', 'run', 'happy-path', '--besu-version', 'latest'], /--besu-version/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ] as Array<[string[], RegExp]>) {
     const io = capture();
@@ -122,4 +125,14 @@ test('a network speaking the legacy (GoQuorum / Besu < 26.1) message layout make
   t.true(r.roundChanges >= 1, 'a round change proves RoundChange and justified Proposal messages in the legacy layout');
   const bad = capture();
   t.is(await main(['sim', '--wire-layout', 'v1'], bad), 2);
+});
+
+test('sim --besu-version runs the nodes as that release line: its bugs on, named in the trace', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-version-'));
+  const trace = join(dir, 'run.jsonl');
+  const io = capture();
+  t.is(await main(['sim', '--validators', '4', '--duration', '10s', '--besu-version', '25.2', '--json', '--trace', trace], io), 0, io.stderr);
+  const first = JSON.parse(readFileSync(trace, 'utf8').split('\n')[0]!) as { besuVersion?: string; bugs?: string[] };
+  t.is(first.besuVersion, '25.2');
+  t.true(first.bugs?.includes('besu-8307'));
 });
