@@ -382,10 +382,9 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'the fork schedule by block number alone, where a transition typed by time is never reached. After a transition ' +
       'to a longer period, proposers still build at the old period; every round-0 proposal is rejected as too close ' +
       'to its parent, and each height completes only in a later round whose timestamp is far enough on. The switch ' +
-      'makes the block timer read the options at the height\'s number alone. No invariant checker judges a proposal\'s ' +
-      'timestamp against a time-typed period, so the scenario\'s expectations catch it.',
+      'makes the block timer read the options at the height\'s number alone.',
     symptom: 'needless round changes',
-    caughtBy: [],
+    caughtBy: ['honest-messages'],
     affected: { since: '24.3.0', fixedIn: '26.4.0' },
     fidelity: { faithful: true },
     scenario: {

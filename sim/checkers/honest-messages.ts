@@ -132,8 +132,9 @@ export class HonestMessagesChecker extends ModelChecker {
 
   private timestampProblem(number: number, timestamp: number): string | undefined {
     const parentTimestamp = this.model.timestampOfHonestBlock(number - 1);
-    const gap = this.model.rules.minParentGapSecondsAt(number);
-    if (parentTimestamp === undefined || gap === undefined || gap < 1) return undefined;
+    // The header rule at the block's own number and timestamp (time-typed transitions included).
+    const gap = this.model.rules.parentGapRuleSecondsAt(number, timestamp);
+    if (parentTimestamp === undefined || gap < 1) return undefined;
     const since = timestamp - parentTimestamp;
     return since < gap ? `a round-0 proposal for block ${number} only ${since} s after its parent, block period ${gap} s` : undefined;
   }
