@@ -53,7 +53,7 @@ test('the first frame: one lane per validator, the status bar and at most 23 lin
   const { app, settle } = start(d);
   const f = await settle();
   for (const v of ['v0', 'v1', 'v2', 'v3']) t.regex(lane(f, v), /h1\s+-\s+block timer\s+blk 1\.00s/);
-  t.regex(f, /0\.000s \/ 30\.000s {2}paused {2}1x {2}seed 1 {2}trace 0x206df362/);
+  t.regex(f, /0\.000s \/ 30\.000s {2}paused {2}1x {2}seed 1 {2}trace 0x141b93d3/);
   t.regex(f, /proposer-crash · 4 validators · block period 1s · round timer 2s x 2\^round/);
   const lines = f.split('\n');
   t.true(lines.length <= 23, `${lines.length} lines`);
