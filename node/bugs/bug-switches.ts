@@ -43,6 +43,7 @@ export type PlantedBugId = 'plant-sync-seals' | 'plant-period-early' | 'plant-pu
 /** Known bugs that were a validation rule missing from Besu. */
 const RULE_MISSING_IN: Partial<Record<ValidationRule, BugId>> = {
   'round-change-round-above-max': 'ghsa-23rh',
+  'prepare-duplicate-author': 'besu-1671',
 };
 
 /** Whether the node applies a validation rule: the one hook every rule's planted switch goes through. */

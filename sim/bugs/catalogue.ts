@@ -46,7 +46,7 @@ export const KNOWN_BUGS: readonly KnownBug[] = [
       'The round-change payload validator checked that a prepared certificate held a quorum of valid prepares but ' +
       'counted messages, not distinct authors (fixed by a distinct-author check; QBFT checks duplicate authors too). ' +
       'A Byzantine validator could pad a certificate with a repeated prepare, and an honest proposer then re-proposed ' +
-      'on a certificate no quorum stood behind. The switch counts a certificate\'s prepares instead of their authors.',
+      'on a certificate no quorum stood behind. The switch drops the distinct-author check, so copies count toward the quorum of entries.',
     symptom: 'invalid message accepted',
     caughtBy: ['honest-messages', 'acceptance'],
     affected: { since: '1.0', fixedIn: '21.1.0' },

@@ -7,9 +7,10 @@
  * - own round-0 PROPOSAL: a copy with a justification, a copy whose block names another coinbase;
  * - own PREPARE: a prepare for another digest, a prepare signed by a non-validator key, or a
  *   proposal for a later round: from a non-proposer, or as that round's proposer over a
- *   justification of its own round changes that breaks one rule (a duplicate, a non-validator's,
- *   another height, round 0, above the cap, another target, a prepared round not below the
- *   target, too few);
+ *   justification that breaks one rule (a duplicate, too few, two blocks for one prepared round;
+ *   or, filled up to a quorum with round changes of keys no validator holds, a first round change
+ *   that is a non-validator's, for another height, round 0, above the cap, or with a prepared round
+ *   not below the target);
  * - own COMMIT: a commit for another digest, a commit sealed by a non-validator key, or a
  *   ROUND-CHANGE (round 0, above the cap, prepared round not below its target, or for the next
  *   round with a prepared certificate built from the round's genuine prepares that breaks one
@@ -17,9 +18,9 @@
  *   prepare, a non-validator's, one for another round or digest, too few);
  * - own ROUND-CHANGE: tampered round changes as for a COMMIT, from its own certificate;
  * - own PROPOSAL above round 0, over its quorum of genuine round changes (only after round
- *   changes, when this node is the proposer): round changes that disagree on a prepared block,
- *   prepares with no prepared round change, a block that is not the best prepared one, or a fresh
- *   block with another coinbase.
+ *   changes, when this node is the proposer): one more round change for the next round, prepares
+ *   with no prepared round change, a block that is not the best prepared one, or a fresh block with
+ *   another coinbase.
  * Blocks with another coinbase stay valid only while the coinbase earns nothing (no block reward,
  * no priority fees); otherwise honest nodes reject them as proposal-block-invalid.
  */
@@ -45,7 +46,7 @@ import { quorumSize } from '../../node/consensus/qbft/quorum.ts';
 import type { ValidationRule } from '../../node/consensus/qbft/rules.ts';
 import { signRemembered } from '../../node/consensus/qbft/signer-cache.ts';
 import type { WireMessage } from '../../node/runtime/ports.ts';
-import { FORGER_KEY, istanbul, variantBlock, type Behaviour, type ByzantineKit, type Outgoing, type Plan } from './kit.ts';
+import { FORGER_KEY, forgerKey, istanbul, variantBlock, type Behaviour, type ByzantineKit, type Outgoing, type Plan } from './kit.ts';
 
 /** One above Besu's MAX_ALLOWED_ROUND. */
 export const ROUND_ABOVE_MAX = 1001;
@@ -57,13 +58,13 @@ export const ON_PREPARE = [
   'author-not-validator',
   'proposal-not-proposer',
   'justification-duplicate-round-change',
+  'justification-round-change-quorum',
+  'justification-prepared-disagree',
   'round-change-not-validator',
   'round-change-wrong-height',
   'round-change-round-zero',
   'round-change-round-above-max',
-  'round-change-wrong-target',
   'round-change-prepared-round',
-  'justification-round-change-quorum',
 ] as const satisfies readonly ValidationRule[];
 
 /** Rules broken by a ROUND-CHANGE of its own (sent with an own COMMIT or ROUND-CHANGE). */
@@ -89,7 +90,7 @@ export const ON_COMMIT = ['commit-not-proposal', 'commit-seal-not-author', ...ON
 export const ON_ROUND_ZERO_PROPOSAL = ['proposal-round0-justification', 'proposal-coinbase'] as const satisfies readonly ValidationRule[];
 
 /** Rules broken by a copy of an own proposal above round 0 (they need its genuine round changes). */
-export const OPPORTUNISTIC = ['justification-prepared-disagree', 'justification-prepares-without-prepared', 'justification-not-best-block', 'proposal-coinbase'] as const satisfies readonly ValidationRule[];
+export const OPPORTUNISTIC = ['round-change-wrong-target', 'justification-prepares-without-prepared', 'justification-not-best-block', 'proposal-coinbase'] as const satisfies readonly ValidationRule[];
 
 type PrepareRule = (typeof ON_PREPARE)[number];
 type RoundChangeRule = (typeof ON_ROUND_CHANGE)[number];
@@ -175,28 +176,37 @@ function laterRounds(kit: ByzantineKit, vote: Vote): { own: number; other: numbe
 
 // ---- with an own PREPARE ----
 
-/** A justification of this node's own round changes (or a non-validator's) that breaks `rule` for a proposal of `round`. */
-function brokenJustification(kit: ByzantineKit, rule: PrepareRule, sequence: number, round: number, digest: Uint8Array): Signed<RoundChangePayload>[] | undefined {
+/**
+ * A justification that breaks `rule` for a proposal of `round`. The list is checked as a whole first
+ * (distinct authors, a quorum of entries, one block per prepared round), so round changes signed by
+ * keys no validator holds fill it up to a quorum after the one that breaks the rule.
+ */
+function brokenJustification(kit: ByzantineKit, rule: PrepareRule, sequence: number, round: number, digest: Uint8Array, quorum: number): Signed<RoundChangePayload>[] | undefined {
   const own = (s: number, r: number, prepared?: PreparedMetadata) => roundChangePayload(kit.privateKey, s, r, prepared);
+  const filled = (first: Signed<RoundChangePayload>) => [first, ...Array.from({ length: quorum - 1 }, (_, i) => roundChangePayload(forgerKey(i + 1), sequence, round))];
   switch (rule) {
     case 'justification-duplicate-round-change': {
       const rc = own(sequence, round);
       return [rc, rc];
     }
-    case 'round-change-not-validator':
-      return [roundChangePayload(FORGER_KEY, sequence, round)];
-    case 'round-change-wrong-height':
-      return [own(sequence + 1, round)];
-    case 'round-change-round-zero':
-      return [own(sequence, 0)];
-    case 'round-change-round-above-max':
-      return [own(sequence, ROUND_ABOVE_MAX)];
-    case 'round-change-wrong-target':
-      return [own(sequence, round + 1)];
-    case 'round-change-prepared-round':
-      return [own(sequence, round, { preparedRound: round, preparedBlockHash: digest })];
     case 'justification-round-change-quorum':
-      return [own(sequence, round)];
+      return quorum > 1 ? [own(sequence, round)] : undefined;
+    case 'justification-prepared-disagree': {
+      const [first, second, ...rest] = filled(own(sequence, round, { preparedRound: round - 1, preparedBlockHash: digest }));
+      if (!second) return undefined;
+      const other = roundChangePayload(forgerKey(1), sequence, round, { preparedRound: round - 1, preparedBlockHash: madeUp(sequence, round - 1) });
+      return [first!, other, ...rest];
+    }
+    case 'round-change-not-validator':
+      return filled(roundChangePayload(FORGER_KEY, sequence, round));
+    case 'round-change-wrong-height':
+      return filled(own(sequence + 1, round));
+    case 'round-change-round-zero':
+      return filled(own(sequence, 0));
+    case 'round-change-round-above-max':
+      return filled(own(sequence, ROUND_ABOVE_MAX));
+    case 'round-change-prepared-round':
+      return filled(own(sequence, round, { preparedRound: round, preparedBlockHash: digest }));
     default:
       return undefined;
   }
@@ -209,7 +219,8 @@ function onPrepare(kit: ByzantineKit, rule: PrepareRule, vote: Vote): WireMessag
   const rounds = laterRounds(kit, vote);
   if (!rounds || !vote.proposal) return undefined;
   if (rule === 'proposal-not-proposer') return proposal(kit, sequence, rounds.other, vote.proposal.blockRlp, []);
-  const justification = brokenJustification(kit, rule, sequence, rounds.own, digest);
+  const quorum = quorumOf(vote.proposal.facts);
+  const justification = quorum === undefined ? undefined : brokenJustification(kit, rule, sequence, rounds.own, digest, quorum);
   return justification && proposal(kit, sequence, rounds.own, vote.proposal.blockRlp, justification);
 }
 
@@ -321,12 +332,9 @@ function overQuorum(kit: ByzantineKit, m: ProposalMessage, rule: OpportunisticRu
   const preparedOne = justified.find((rc) => rc.payload.prepared);
   const ownRc = (prepared?: PreparedMetadata) => roundChangePayload(kit.privateKey, sequence, round, prepared);
   switch (rule) {
-    case 'justification-prepared-disagree': {
-      if (!preparedOne) return undefined;
-      const { preparedRound, preparedBlockHash } = preparedOne.payload.prepared!;
-      const rcs = [preparedOne, ...justified.filter((rc) => rc !== preparedOne), ownRc({ preparedRound, preparedBlockHash: keccak256(preparedBlockHash) })];
-      return proposal(kit, sequence, round, blockRlp, rcs, m.prepares);
-    }
+    case 'round-change-wrong-target':
+      // Every payload valid, one of them for the next round.
+      return justified.length >= quorum - 1 ? proposal(kit, sequence, round, blockRlp, [...justified, roundChangePayload(kit.privateKey, sequence, round + 1)], m.prepares) : undefined;
     case 'justification-prepares-without-prepared': {
       const unprepared = othersRoundChanges(kit, m, facts.validators).filter((rc) => !rc.payload.prepared);
       if (unprepared.length < quorum - 1) return undefined;

@@ -154,5 +154,9 @@ export function variantBlock(blockRlp: Uint8Array, common: Common, opts: { round
   return blockToRlp(blockFromValues(raw, common));
 }
 
-/** A key no validator holds, for seals "signed by another key". */
-export const FORGER_KEY = keccak256(new TextEncoder().encode('qbft-lab/byzantine-forger/0'));
+/** The i-th key no validator holds, for messages and seals "signed by another key". */
+export function forgerKey(i: number): Uint8Array {
+  return keccak256(new TextEncoder().encode(`qbft-lab/byzantine-forger/${i}`));
+}
+
+export const FORGER_KEY = forgerKey(0);

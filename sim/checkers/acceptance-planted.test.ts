@@ -8,9 +8,10 @@ import { PLANTED_BUG_IDS } from '../../node/bugs/bug-switches.ts';
 import { runScenario } from '../scenario-runner.ts';
 import type { Scenario } from '../scenario.ts';
 import { RULE_NAMES } from './toolkit/qbft-rules.ts';
+import { OPPORTUNISTIC } from '../byzantine/break-rules.ts';
 
 /** Rules a break-rules node can break only as the proposer of a round above 0 (lossy runs make those). */
-const AFTER_ROUND_CHANGES: readonly ValidationRule[] = ['justification-prepared-disagree', 'justification-prepares-without-prepared', 'justification-not-best-block'];
+const AFTER_ROUND_CHANGES: readonly ValidationRule[] = OPPORTUNISTIC.filter((r) => r !== 'proposal-coinbase');
 
 function scenario(rule: string, opts: { seed: number; durationMs: number; loss?: number }): Scenario {
   return {

@@ -8,29 +8,30 @@
 export const VALIDATION_RULES = [
   // Controller: a message whose signer is not a validator of its height is dropped.
   'author-not-validator',
-  // Proposal payload.
+  // Proposal payload, and a round-0 proposal's empty justification and coinbase.
   'proposal-not-proposer',
   'proposal-round0-justification',
   'proposal-coinbase',
-  // Round-change payloads, in a proposal's justification or a ROUND-CHANGE of their own.
+  // A proposal's round changes as a list: distinct authors, a quorum of entries, one block per prepared round.
   'justification-duplicate-round-change',
+  'justification-round-change-quorum',
+  'justification-prepared-disagree',
+  // Each round-change payload (in a justification or a ROUND-CHANGE of its own), then the justification's target.
   'round-change-not-validator',
   'round-change-wrong-height',
   'round-change-round-zero',
   'round-change-round-above-max',
-  'round-change-wrong-target',
   'round-change-prepared-round',
-  // A proposal's justification as a whole.
-  'justification-round-change-quorum',
-  'justification-prepared-disagree',
+  'round-change-wrong-target',
+  // The proposal against the best prepared round change.
   'justification-prepares-without-prepared',
   'justification-not-best-block',
-  // Piggy-backed prepares (a proposal's, or a ROUND-CHANGE's prepared certificate).
+  // Piggy-backed prepares (a proposal's, or a ROUND-CHANGE's prepared certificate): distinct authors, a quorum of entries, each one.
   'prepare-duplicate-author',
+  'prepare-quorum',
   'prepare-not-validator',
   'prepare-wrong-round',
   'prepare-wrong-digest',
-  'prepare-quorum',
   // A ROUND-CHANGE's prepared block.
   'round-change-metadata-without-block',
   'round-change-block-without-metadata',

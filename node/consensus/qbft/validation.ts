@@ -39,41 +39,33 @@ export function expectedProposer(ctx: ValidationContext, round: number): Hex {
   return selectProposer(ctx.validators, ctx.parentCoinbase, round);
 }
 
-function validateRoundChangePayload(ctx: ValidationContext, rc: Signed<RoundChangePayload>, targetRound?: number): Verdict {
+/** Besu's RoundChangePayloadValidator: the signer, the height, the target round and the prepared round. */
+function validateRoundChangePayload(ctx: ValidationContext, rc: Signed<RoundChangePayload>): Verdict {
   const p = rc.payload;
   if (breaks(ctx, 'round-change-not-validator', !isValidator(ctx, rc.author))) return fail('round-change-not-validator', `round change from non-validator ${rc.author}`);
   if (breaks(ctx, 'round-change-wrong-height', p.sequence !== ctx.height)) return fail('round-change-wrong-height', `round change for height ${p.sequence}, expected ${ctx.height}`);
   if (breaks(ctx, 'round-change-round-zero', p.round <= 0)) return fail('round-change-round-zero', 'round change targets round 0');
   // ghsa-23rh: before Besu capped it, any positive target round was valid.
   if (breaks(ctx, 'round-change-round-above-max', p.round > ctx.maxRound)) return fail('round-change-round-above-max', `round change targets round ${p.round}, above ${ctx.maxRound}`);
-  if (breaks(ctx, 'round-change-wrong-target', targetRound !== undefined && p.round !== targetRound))
-    return fail('round-change-wrong-target', `round change targets round ${p.round}, expected ${targetRound}`);
   if (breaks(ctx, 'round-change-prepared-round', p.prepared !== undefined && (p.prepared.preparedRound < 0 || p.prepared.preparedRound >= p.round)))
     return fail('round-change-prepared-round', `prepared round ${p.prepared!.preparedRound} not below target ${p.round}`);
   return OK;
 }
 
-function validatePrepares(
-  ctx: ValidationContext,
-  prepares: Signed<PreparePayload>[],
-  round: number,
-  digest: Hex,
-): Verdict {
-  const authors = new Set<Hex>();
-  // besu-1671: the certificate's prepares were counted, not their distinct authors.
-  const countMessages = ctx.bugs.has('besu-1671');
-  let counted = 0;
+/**
+ * Besu's check of piggy-backed prepares: distinct authors, a quorum of entries, then each prepare's
+ * signer, round and digest. besu-1671 is the missing author check: copies then count toward the quorum.
+ */
+function validatePrepares(ctx: ValidationContext, prepares: Signed<PreparePayload>[], round: number, digest: Hex): Verdict {
+  const authors = new Set(prepares.map((p) => p.author));
+  if (breaks(ctx, 'prepare-duplicate-author', authors.size !== prepares.length)) return fail('prepare-duplicate-author', 'prepares from one author more than once');
+  const quorum = quorumSize(ctx.validators.length);
+  if (breaks(ctx, 'prepare-quorum', prepares.length < quorum)) return fail('prepare-quorum', `only ${prepares.length} prepares, quorum ${quorum}`);
   for (const p of prepares) {
-    if (breaks(ctx, 'prepare-duplicate-author', authors.has(p.author) && !countMessages)) return fail('prepare-duplicate-author', `duplicate prepare from ${p.author}`);
-    authors.add(p.author);
-    counted++;
     if (breaks(ctx, 'prepare-not-validator', !isValidator(ctx, p.author))) return fail('prepare-not-validator', `prepare from non-validator ${p.author}`);
     if (breaks(ctx, 'prepare-wrong-round', p.payload.sequence !== ctx.height || p.payload.round !== round)) return fail('prepare-wrong-round', 'piggy-backed prepare for the wrong round');
     if (breaks(ctx, 'prepare-wrong-digest', bytesToHex(p.payload.digest) !== digest)) return fail('prepare-wrong-digest', 'piggy-backed prepare for another block');
   }
-  const size = countMessages ? counted : authors.size;
-  const quorum = quorumSize(ctx.validators.length);
-  if (breaks(ctx, 'prepare-quorum', size < quorum)) return fail('prepare-quorum', `only ${size} prepares, quorum ${quorum}`);
   return OK;
 }
 
@@ -95,36 +87,48 @@ export function validateProposal(ctx: ValidationContext, message: ProposalMessag
   return validateJustificationPrepared(ctx, message, block);
 }
 
-/** Each round change of a proposal's justification, distinct authors, and a quorum of them. */
+/**
+ * Besu's validateRoundChanges: distinct authors, a quorum of entries, one block per prepared round
+ * across them, each payload, and every one targeting the proposal's round, in that order.
+ */
 function validateJustificationRoundChanges(ctx: ValidationContext, rcs: Signed<RoundChangePayload>[], round: number): Verdict {
-  const rcAuthors = new Set<Hex>();
+  const authors = new Set(rcs.map((rc) => rc.author));
+  if (breaks(ctx, 'justification-duplicate-round-change', authors.size !== rcs.length)) return fail('justification-duplicate-round-change', 'round changes from one author more than once');
+  const quorum = quorumSize(ctx.validators.length);
+  if (breaks(ctx, 'justification-round-change-quorum', rcs.length < quorum)) return fail('justification-round-change-quorum', `only ${rcs.length} round changes, quorum ${quorum}`);
+  const disagreeing = roundWithTwoPreparedBlocks(rcs);
+  if (breaks(ctx, 'justification-prepared-disagree', disagreeing !== undefined)) return fail('justification-prepared-disagree', `round changes disagree on the block prepared in round ${disagreeing}`);
   for (const rc of rcs) {
-    if (breaks(ctx, 'justification-duplicate-round-change', rcAuthors.has(rc.author))) return fail('justification-duplicate-round-change', `duplicate round change from ${rc.author}`);
-    rcAuthors.add(rc.author);
-    const v = validateRoundChangePayload(ctx, rc, round);
+    const v = validateRoundChangePayload(ctx, rc);
     if (!v.ok) return v;
   }
-  const quorum = quorumSize(ctx.validators.length);
-  if (breaks(ctx, 'justification-round-change-quorum', rcAuthors.size < quorum)) return fail('justification-round-change-quorum', `only ${rcAuthors.size} round changes, quorum ${quorum}`);
+  const stray = rcs.find((rc) => rc.payload.round !== round);
+  if (breaks(ctx, 'round-change-wrong-target', stray !== undefined)) return fail('round-change-wrong-target', `round change targets round ${stray!.payload.round}, expected ${round}`);
   return OK;
+}
+
+/** A prepared round two round changes name different blocks for (Besu's metadataIsConsistentAcrossRoundChanges). */
+function roundWithTwoPreparedBlocks(rcs: Signed<RoundChangePayload>[]): number | undefined {
+  const blockOfRound = new Map<number, Hex>();
+  for (const rc of rcs) {
+    const prepared = rc.payload.prepared;
+    if (!prepared) continue;
+    const hash = bytesToHex(prepared.preparedBlockHash);
+    const seen = blockOfRound.get(prepared.preparedRound);
+    if (seen !== undefined && seen !== hash) return prepared.preparedRound;
+    blockOfRound.set(prepared.preparedRound, hash);
+  }
+  return undefined;
 }
 
 /** The best prepared certificate the round changes name, and the proposal's block and prepares against it. */
 function validateJustificationPrepared(ctx: ValidationContext, message: ProposalMessage, block: ProposedBlock): Verdict {
   const author = message.signed.author;
-  const byPreparedRound = new Map<number, Hex>();
   let best: RoundChangePayload['prepared'];
   for (const rc of message.roundChanges) {
     const prepared = rc.payload.prepared;
-    if (!prepared) continue;
-    const hash = bytesToHex(prepared.preparedBlockHash);
-    const seen = byPreparedRound.get(prepared.preparedRound);
-    if (breaks(ctx, 'justification-prepared-disagree', seen !== undefined && seen !== hash))
-      return fail('justification-prepared-disagree', `round changes disagree on the block prepared in round ${prepared.preparedRound}`);
-    if (seen === undefined) byPreparedRound.set(prepared.preparedRound, hash);
-    if (!best || prepared.preparedRound > best.preparedRound) best = prepared;
+    if (prepared && (!best || prepared.preparedRound > best.preparedRound)) best = prepared;
   }
-
   if (!best) {
     if (breaks(ctx, 'justification-prepares-without-prepared', message.prepares.length > 0)) return fail('justification-prepares-without-prepared', 'prepares attached but no round change was prepared');
     if (breaks(ctx, 'proposal-coinbase', block.coinbase !== author)) return fail('proposal-coinbase', 'block coinbase is not the proposer');

@@ -17,21 +17,21 @@ export const RULE_NAMES = [
   'proposal-round0-justification',
   'proposal-coinbase',
   'justification-duplicate-round-change',
+  'justification-round-change-quorum',
+  'justification-prepared-disagree',
   'round-change-not-validator',
   'round-change-wrong-height',
   'round-change-round-zero',
   'round-change-round-above-max',
-  'round-change-wrong-target',
   'round-change-prepared-round',
-  'justification-round-change-quorum',
-  'justification-prepared-disagree',
+  'round-change-wrong-target',
   'justification-prepares-without-prepared',
   'justification-not-best-block',
   'prepare-duplicate-author',
+  'prepare-quorum',
   'prepare-not-validator',
   'prepare-wrong-round',
   'prepare-wrong-digest',
-  'prepare-quorum',
   'round-change-metadata-without-block',
   'round-change-block-without-metadata',
   'round-change-block-hash',
@@ -73,28 +73,27 @@ function isValidator(ctx: JudgeContext, a: Hex | undefined): boolean {
 
 const proposer = (ctx: JudgeContext, round: number): Hex => proposerFor(ctx.validators, ctx.parentCoinbase, round);
 
-function roundChangePayload(ctx: JudgeContext, rc: Signed<RoundChangePayload>, targetRound: number | undefined): Broken | undefined {
+function roundChangePayload(ctx: JudgeContext, rc: Signed<RoundChangePayload>): Broken | undefined {
   const p = rc.payload;
   if (!isValidator(ctx, rc.signer)) return broken('round-change-not-validator', `a round change signed by ${rc.signer ?? 'nobody'}, not a validator`);
   if (p.height !== ctx.height) return broken('round-change-wrong-height', `a round change for height ${p.height}`);
   if (p.round === 0) return broken('round-change-round-zero', 'a round change to round 0');
   if (p.round > MAX_ROUND_CHANGE_ROUND) return broken('round-change-round-above-max', `a round change to round ${p.round}, above ${MAX_ROUND_CHANGE_ROUND}`);
-  if (targetRound !== undefined && p.round !== targetRound) return broken('round-change-wrong-target', `a round change to round ${p.round} justifying round ${targetRound}`);
   if (p.prepared && p.prepared.round >= p.round) return broken('round-change-prepared-round', `prepared round ${p.prepared.round} is not below the target round ${p.round}`);
   return undefined;
 }
 
+/** Distinct signers, then enough of them, then each one's signer, round and block. */
 function prepares(ctx: JudgeContext, list: readonly Signed<PreparePayload>[], round: number, digest: Hex): Broken | undefined {
-  const authors = new Set<Hex | undefined>();
+  const signers = new Set(list.map((p) => p.signer));
+  if (signers.size !== list.length) return broken('prepare-duplicate-author', 'two prepares with one signer');
+  const need = quorum(ctx.validators.length);
+  if (list.length < need) return broken('prepare-quorum', `${list.length} prepares, quorum is ${need}`);
   for (const p of list) {
-    if (authors.has(p.signer)) return broken('prepare-duplicate-author', `two prepares signed by ${p.signer}`);
-    authors.add(p.signer);
     if (!isValidator(ctx, p.signer)) return broken('prepare-not-validator', `a prepare signed by ${p.signer ?? 'nobody'}, not a validator`);
     if (p.payload.height !== ctx.height || p.payload.round !== round) return broken('prepare-wrong-round', `a prepare for ${p.payload.height}/${p.payload.round}, the certificate is for ${ctx.height}/${round}`);
     if (p.payload.digest !== digest) return broken('prepare-wrong-digest', `a prepare for block ${p.payload.digest}, the certificate names ${digest}`);
   }
-  const need = quorum(ctx.validators.length);
-  if (authors.size < need) return broken('prepare-quorum', `${authors.size} prepares, quorum is ${need}`);
   return undefined;
 }
 
@@ -127,29 +126,34 @@ export function judgeProposal(ctx: JudgeContext, m: ProposalMessage): Broken | u
   return justificationRoundChanges(ctx, m, round) ?? justificationPrepared(ctx, m, block, author);
 }
 
+/** Distinct signers, enough of them, one block per prepared round, each payload, and all for the proposal's round. */
 function justificationRoundChanges(ctx: JudgeContext, m: ProposalMessage, round: number): Broken | undefined {
-  const authors = new Set<Hex | undefined>();
-  for (const rc of m.roundChanges) {
-    if (authors.has(rc.signer)) return broken('justification-duplicate-round-change', `two round changes signed by ${rc.signer}`);
-    authors.add(rc.signer);
-    const bad = roundChangePayload(ctx, rc, round);
-    if (bad) return bad;
-  }
+  const rcs = m.roundChanges;
+  if (new Set(rcs.map((rc) => rc.signer)).size !== rcs.length) return broken('justification-duplicate-round-change', 'two round changes with one signer');
   const need = quorum(ctx.validators.length);
-  if (authors.size < need) return broken('justification-round-change-quorum', `${authors.size} round changes, quorum is ${need}`);
-  return undefined;
-}
-
-function justificationPrepared(ctx: JudgeContext, m: ProposalMessage, block: DecodedBlock, author: Hex | undefined): Broken | undefined {
+  if (rcs.length < need) return broken('justification-round-change-quorum', `${rcs.length} round changes, quorum is ${need}`);
   const blockOfRound = new Map<number, Hex>();
-  let best: { round: number; digest: Hex } | undefined;
-  for (const rc of m.roundChanges) {
+  for (const rc of rcs) {
     const prepared = rc.payload.prepared;
     if (!prepared) continue;
     const known = blockOfRound.get(prepared.round);
     if (known !== undefined && known !== prepared.digest) return broken('justification-prepared-disagree', `two round changes name different blocks prepared in round ${prepared.round}`);
     blockOfRound.set(prepared.round, prepared.digest);
-    if (!best || prepared.round > best.round) best = prepared;
+  }
+  for (const rc of rcs) {
+    const bad = roundChangePayload(ctx, rc);
+    if (bad) return bad;
+  }
+  const stray = rcs.find((rc) => rc.payload.round !== round);
+  if (stray) return broken('round-change-wrong-target', `a round change to round ${stray.payload.round} justifying round ${round}`);
+  return undefined;
+}
+
+function justificationPrepared(ctx: JudgeContext, m: ProposalMessage, block: DecodedBlock, author: Hex | undefined): Broken | undefined {
+  let best: { round: number; digest: Hex } | undefined;
+  for (const rc of m.roundChanges) {
+    const prepared = rc.payload.prepared;
+    if (prepared && (!best || prepared.round > best.round)) best = prepared;
   }
   if (!best) {
     if (m.prepares.length > 0) return broken('justification-prepares-without-prepared', 'prepares attached, but no round change says it prepared');
@@ -163,7 +167,7 @@ function justificationPrepared(ctx: JudgeContext, m: ProposalMessage, block: Dec
 /** A ROUND-CHANGE whose attached block (if any) the node found valid; null when that block does not decode. */
 export function judgeRoundChange(ctx: JudgeContext, m: RoundChangeMessage): Broken | undefined | null {
   if (!isValidator(ctx, m.signed.signer)) return broken('author-not-validator', `signed by ${m.signed.signer ?? 'nobody'}, not a validator`);
-  const bad = roundChangePayload(ctx, m.signed, undefined);
+  const bad = roundChangePayload(ctx, m.signed);
   if (bad) return bad;
   const prepared = m.signed.payload.prepared;
   if (m.preparedBlockRlp === undefined) return prepared ? broken('round-change-metadata-without-block', 'prepared metadata without a block') : undefined;
