@@ -3,7 +3,7 @@
  * each is built so that the first check it fails, in the order an honest node checks, is the rule
  * it targets (with that rule switched off, the node rejects it under a later rule or accepts it).
  * Every one is invalid, so honest nodes reject them all and the cluster stays live and safe.
- * Hostile messages go out before the message that carries them, at most two per message:
+ * Hostile messages go out before the message that carries them, at most two per message (four with an own proposal above round 0):
  * - own round-0 PROPOSAL: a copy with a justification, a copy whose block names another coinbase;
  * - own PREPARE: a prepare for another digest, a prepare signed by a non-validator key, or a
  *   proposal for a later round: from a non-proposer, or as that round's proposer over a
@@ -50,6 +50,7 @@ import { FORGER_KEY, forgerKey, istanbul, variantBlock, type Behaviour, type Byz
 
 /** One above Besu's MAX_ALLOWED_ROUND. */
 export const ROUND_ABOVE_MAX = 1001;
+/** Hostile messages per own message (all four for an own proposal above round 0, which is rare). */
 export const BREAK_RULES_PER_SEND = 2;
 
 /** Rules broken by what goes out with an own PREPARE. */
@@ -372,11 +373,11 @@ function withOtherCoinbase(kit: ByzantineKit, blockRlp: Uint8Array, facts: Block
 
 // ---- the plan ----
 
-/** Up to BREAK_RULES_PER_SEND rules of `list`, in turn from the next one, whose message could be built. */
-function inTurn<R extends ValidationRule>(kit: ByzantineKit, key: string, list: readonly R[], salt: number, build: (rule: R) => WireMessage | undefined): HostileMessage[] {
+/** Up to `most` rules of `list`, in turn from the next one, whose message could be built. */
+function inTurn<R extends ValidationRule>(kit: ByzantineKit, key: string, list: readonly R[], salt: number, build: (rule: R) => WireMessage | undefined, most = BREAK_RULES_PER_SEND): HostileMessage[] {
   const start = kit.turn(`break-rules:${key}`, salt);
   const out: HostileMessage[] = [];
-  for (let i = 0; i < list.length && out.length < BREAK_RULES_PER_SEND; i++) {
+  for (let i = 0; i < list.length && out.length < most; i++) {
     const rule = list[(start + i) % list.length];
     const message = build(rule);
     if (message) out.push({ rule, message });
@@ -393,7 +394,8 @@ export function hostileMessages(kit: ByzantineKit, out: Outgoing): HostileMessag
   switch (m.kind) {
     case 'proposal':
       if (round === 0) return inTurn(kit, 'round-zero-proposal', ON_ROUND_ZERO_PROPOSAL, salt, (rule) => onRoundZeroProposal(kit, m, rule));
-      return inTurn(kit, 'proposal', OPPORTUNISTIC, salt, (rule) => overQuorum(kit, m, rule));
+      // Rare (after round changes, when this node proposes): every rule it can break goes out.
+      return inTurn(kit, 'proposal', OPPORTUNISTIC, salt, (rule) => overQuorum(kit, m, rule), OPPORTUNISTIC.length);
     case 'prepare': {
       const vote = voteOf(kit, m);
       return inTurn(kit, 'prepare', ON_PREPARE, salt, (rule) => onPrepare(kit, rule, vote));
