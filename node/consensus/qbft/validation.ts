@@ -58,7 +58,7 @@ function validateRoundChangePayload(ctx: ValidationContext, rc: Signed<RoundChan
  */
 function validatePrepares(ctx: ValidationContext, prepares: Signed<PreparePayload>[], round: number, digest: Hex): Verdict {
   const authors = new Set(prepares.map((p) => p.author));
-  if (breaks(ctx, 'prepare-duplicate-author', authors.size !== prepares.length)) return fail('prepare-duplicate-author', 'prepares from one author more than once');
+  if (breaks(ctx, 'prepare-duplicate-author', authors.size !== prepares.length)) return fail('prepare-duplicate-author', 'duplicate prepare authors');
   const quorum = quorumSize(ctx.validators.length);
   if (breaks(ctx, 'prepare-quorum', prepares.length < quorum)) return fail('prepare-quorum', `only ${prepares.length} prepares, quorum ${quorum}`);
   for (const p of prepares) {
@@ -93,7 +93,7 @@ export function validateProposal(ctx: ValidationContext, message: ProposalMessag
  */
 function validateJustificationRoundChanges(ctx: ValidationContext, rcs: Signed<RoundChangePayload>[], round: number): Verdict {
   const authors = new Set(rcs.map((rc) => rc.author));
-  if (breaks(ctx, 'justification-duplicate-round-change', authors.size !== rcs.length)) return fail('justification-duplicate-round-change', 'round changes from one author more than once');
+  if (breaks(ctx, 'justification-duplicate-round-change', authors.size !== rcs.length)) return fail('justification-duplicate-round-change', 'duplicate round change authors');
   const quorum = quorumSize(ctx.validators.length);
   if (breaks(ctx, 'justification-round-change-quorum', rcs.length < quorum)) return fail('justification-round-change-quorum', `only ${rcs.length} round changes, quorum ${quorum}`);
   const disagreeing = roundWithTwoPreparedBlocks(rcs);
