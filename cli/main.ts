@@ -33,7 +33,7 @@ Usage:
   qbft-lab report <trace.jsonl|name|file.json> [--seed N] [--html FILE] [--md FILE]
   qbft-lab tui <trace.jsonl|name|file.json> [--seed N]   (replay in the terminal; keys: ? in the UI)
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
-  qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P]
+  qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P] [--p2p-base-port P]
                    [--chain-id ID] [--fork NAME] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
                    [--rpc-http-cors-origins LIST] [--metrics-enabled] [--single-process]
                    [-- NODE-OPTIONS...]   (each validator is a 'qbft-lab node' process unless --single-process)
@@ -286,6 +286,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
           'chain-id': { type: 'string' },
           fork: { type: 'string' },
           'base-port': { type: 'string' },
+          'p2p-base-port': { type: 'string' },
           'rpc-api': { type: 'string' },
           'host-allowlist': { type: 'string' },
           'rpc-http-cors-origins': { type: 'string' },

@@ -33,6 +33,8 @@ export interface NetworkFlags {
   /** Newest hardfork of the generated genesis (default: the newest this node runs). */
   fork?: string;
   'base-port'?: string;
+  /** Node i's P2P (RLPx and discovery) port is this + i; default 30303, or any free one with --base-port 0. */
+  'p2p-base-port'?: string;
   'rpc-api'?: string;
   'host-allowlist'?: string;
   'rpc-http-cors-origins'?: string;
@@ -80,6 +82,8 @@ function forkFlag(text: string | undefined): GenesisFork {
 interface NetworkFiles {
   n: number;
   basePort: number;
+  /** Node i listens for peers on p2pBasePort + i (0: any free port). */
+  p2pBasePort: number;
   dataPath: string;
   genesisFile: string;
   genesis: Genesis;
@@ -93,6 +97,7 @@ interface NetworkFiles {
 function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
   const n = intFlag(flags.validators, '--validators', 4, 1, 32);
   const basePort = intFlag(flags['base-port'], '--base-port', 8545, 0, 65000);
+  const p2pBasePort = intFlag(flags['p2p-base-port'], '--p2p-base-port', basePort === 0 ? 0 : 30303, 0, 65535 - (n - 1));
   const dataPath = flags['data-path'] ?? join('build', 'network');
   if (flags['metrics-enabled'] && basePort !== 0 && basePort + 1000 + 10 * (n - 1) > 65535)
     throw new UsageError(`--base-port ${basePort}: with --metrics-enabled, ${n} nodes need metrics ports up to ${basePort + 1000 + 10 * (n - 1)}, above 65535`);
@@ -119,7 +124,7 @@ function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
   // Besu's safe defaults: only local host names, no cross-origin pages; flags open them up.
   const hostAllowlist = flags['host-allowlist'] ?? 'localhost,127.0.0.1';
   const corsOrigins = flags['rpc-http-cors-origins'];
-  return { n, basePort, dataPath, genesisFile, genesis, keys, apis, hostAllowlist, corsOrigins };
+  return { n, basePort, p2pBasePort, dataPath, genesisFile, genesis, keys, apis, hostAllowlist, corsOrigins };
 }
 
 /** `qbft-lab node` options of validator i (without key, P2P port and bootnodes). */
@@ -150,17 +155,32 @@ export async function startProcessNetwork(flags: NetworkFlags, nowMs: number, ex
       privateKey: key.privateKey,
       dataPath,
       args: [...nodeArgs(files, i, flags), '--genesis-file', files.genesisFile, '--p2p-interface', '127.0.0.1', ...extraNodeArgs],
-      p2pPort: files.basePort === 0 ? 0 : 30303 + i,
+      p2pPort: files.p2pBasePort === 0 ? 0 : files.p2pBasePort + i,
     };
   });
   const net = new ProcessNetwork(specs);
   try {
     await net.start();
   } catch (err) {
+    // A node that refuses to start stops its siblings; its own one-line reason is what the user needs.
     await net.close();
-    throw err;
+    throw refusal(err, net);
   }
   return { net, files };
+}
+
+/** The node that did not start and the last line it wrote on why (its refusal, without a stack trace). */
+function refusal(err: unknown, net: ProcessNetwork): UsageError {
+  // Nodes start one after another: the first without an enode is the one that failed.
+  const failed = net.nodes.find((n) => n.enode === '') ?? net.nodes.at(-1)!;
+  const said = [...failed.output]
+    .reverse()
+    .find((l) => /^qbft-lab: /.test(l.trim()))
+    ?.trim()
+    .replace(/^qbft-lab: /, '')
+    .replace(/ \(see 'qbft-lab [^']*'\)$/, '');
+  const why = said ?? String((err as Error)?.message ?? err).split('\n')[0];
+  return new UsageError(`network: ${failed.spec.name} refused to start: ${why}`);
 }
 
 export function describeProcessNetwork(net: ProcessNetwork, files: NetworkFiles): string {
@@ -227,7 +247,8 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     }
   } catch (err) {
     await close();
-    throw err;
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`network: v${nodes.length} refused to start: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
   }
   return {
     nodes,
