@@ -247,7 +247,6 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     }
   } catch (err) {
     await close();
-    if (err instanceof UsageError) throw err;
     throw new UsageError(`network: v${nodes.length} refused to start: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
   }
   return {

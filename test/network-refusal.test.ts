@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startProcessNetwork } from '../cli/network-command.ts';
+import { startNetwork, startProcessNetwork } from '../cli/network-command.ts';
 import { UsageError } from '../node/cli/usage-error.ts';
 
 const dataPath = () => mkdtempSync(join(tmpdir(), 'qbft-lab-refusal-'));
@@ -30,6 +30,21 @@ test('--p2p-base-port: a P2P port already taken makes the node that wanted it re
     const err = await t.throwsAsync(startProcessNetwork({ validators: '2', 'data-path': dataPath(), 'base-port': '0', 'p2p-base-port': String(taken - 1) }, Date.now()));
     t.true(err instanceof UsageError);
     t.regex(err!.message, /^network: v1 refused to start: .*address already in use/);
+    t.false(err!.message.includes('\n'), err!.message);
+  } finally {
+    blocker.close();
+  }
+});
+
+test('--single-process: a JSON-RPC port already taken makes that node refuse in one line', async (t) => {
+  t.timeout(120_000);
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const taken = (blocker.address() as AddressInfo).port;
+  try {
+    const err = await t.throwsAsync(startNetwork({ validators: '1', 'data-path': dataPath(), 'base-port': String(taken), 'single-process': true }, Date.now()));
+    t.true(err instanceof UsageError);
+    t.regex(err!.message, /^network: v0 refused to start: .*(in use|EADDRINUSE)/);
     t.false(err!.message.includes('\n'), err!.message);
   } finally {
     blocker.close();
