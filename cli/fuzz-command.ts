@@ -1,10 +1,10 @@
 /** `qbft-lab fuzz`: a seeded property-test campaign over random clusters and fault schedules. */
 import { parseBesuVersion } from './besu-version.ts';
 import type { BesuVersion } from '../sim/bugs/version-names.ts';
+import type { BugHunt } from '../sim/bugs/catalogue.ts';
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
-import { switchOf } from '../sim/bugs/known-bug.ts';
 import type { FuzzCaseInfo, FuzzFailure, FuzzReport } from '../sim/fuzz.ts';
 import type { JUnitCase, JUnitSuite } from '../reports/junit.ts';
 import { MAX_JOBS, workerCaseRunner } from './fuzz-workers.ts';
@@ -40,16 +40,15 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   const jobs = values.jobs === undefined ? Math.min(availableParallelism(), MAX_JOBS) : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS) throw new UsageError(`--jobs: '${values.jobs}' must be an integer from 1 to ${MAX_JOBS}`);
   const bug = values.bug as string | undefined;
-  const { findKnownBug, knownBugIds, plantedCaughtBy } = await import('../sim/bugs/catalogue.ts');
-  const { isPlantedBugId, PLANTED_BUG_IDS } = await import('../node/bugs/bug-switches.ts');
-  const entry = bug === undefined ? undefined : findKnownBug(bug);
-  // A planted switch (no corpus entry) is hunted as it is.
-  const planted = isPlantedBugId(bug) ? bug : undefined;
-  if (bug !== undefined && !entry && !planted)
+  const { huntOfBug, knownBugIds } = await import('../sim/bugs/catalogue.ts');
+  const { PLANTED_BUG_IDS } = await import('../node/bugs/bug-switches.ts');
+  // A corpus entry's switch, or a planted switch (no corpus entry) as it is.
+  const bugHunt = bug === undefined ? undefined : huntOfBug(bug);
+  if (bug !== undefined && !bugHunt)
     throw new UsageError(`--bug: '${bug}' is not a known bug id (${[...knownBugIds(), ...PLANTED_BUG_IDS].join(', ')}; see 'qbft-lab bugs list')`);
   const besuVersion = parseBesuVersion(values['besu-version']);
   if (besuVersion !== undefined && bug !== undefined) throw new UsageError('fuzz: --bug and --besu-version hunt different things; give one');
-  const hunt = besuVersion !== undefined ? await versionHunt(besuVersion) : huntOf(entry ? [switchOf(entry)] : planted ? [planted] : undefined, entry ? [...entry.caughtBy] : planted ? plantedCaughtBy(planted) : []);
+  const hunt = besuVersion !== undefined ? await versionHunt(besuVersion) : bugHunt;
   const junitFile = values.junit as string | undefined;
   // Truncated before the campaign: a bad path fails at once, and a crash leaves no stale report behind.
   if (junitFile !== undefined) writeJUnitFile(junitFile, '');
@@ -153,17 +152,8 @@ function ruleCoverageLine(marks: Record<string, number>): string {
   return `validation rules exercised: ${rules.length - never.length} of ${rules.length}${never.length > 0 ? ` (never: ${never.join(', ')})` : ''}`;
 }
 
-interface Hunt {
-  switches: string[];
-  checkers: string[];
-}
-
-function huntOf(switches: string[] | undefined, checkers: string[]): Hunt | undefined {
-  return switches ? { switches, checkers } : undefined;
-}
-
 /** A release line's known bugs, all switched on; a find counts when one of their checkers fires. */
-async function versionHunt(version: BesuVersion): Promise<Hunt | undefined> {
+async function versionHunt(version: BesuVersion): Promise<BugHunt | undefined> {
   const { switchesOfVersion, checkersOfVersion } = await import('../sim/bugs/versions.ts');
   const switches = switchesOfVersion(version);
   return switches.length > 0 ? { switches, checkers: checkersOfVersion(version) } : undefined;

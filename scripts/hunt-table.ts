@@ -12,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PLANTED_BUG_IDS } from '../node/bugs/bug-switches.ts';
-import { KNOWN_BUGS, plantedCaughtBy } from '../sim/bugs/catalogue.ts';
-import { switchOf } from '../sim/bugs/known-bug.ts';
+import { huntOfBug, KNOWN_BUGS, plantedCaughtBy } from '../sim/bugs/catalogue.ts';
 import { runFuzz } from '../sim/fuzz.ts';
 import { workerCaseRunner } from '../cli/fuzz-workers.ts';
 
@@ -23,10 +22,9 @@ const { values, positionals } = parseArgs({
 });
 
 function huntOf(id: string): { switches: string[]; checkers: string[] } {
-  const entry = KNOWN_BUGS.find((b) => b.id === id);
-  if (entry) return { switches: [switchOf(entry)], checkers: [...entry.caughtBy] };
-  if ((PLANTED_BUG_IDS as readonly string[]).includes(id)) return { switches: [id], checkers: plantedCaughtBy(id) };
-  throw new Error(`unknown bug id ${id}`);
+  const hunt = huntOfBug(id);
+  if (!hunt) throw new Error(`unknown bug id ${id}`);
+  return hunt;
 }
 
 const skipRules = PLANTED_BUG_IDS.filter((id) => id.startsWith('plant-skip-'));

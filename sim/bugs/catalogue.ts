@@ -3,7 +3,8 @@
  * switch (node/bugs/bug-switches.ts) with a scenario that passes with the switch off and shows the
  * bug's symptom with it on. `qbft-lab bugs list|check` and `qbft-lab fuzz --bug` read this list.
  */
-import type { KnownBug } from './known-bug.ts';
+import { switchOf, type KnownBug } from './known-bug.ts';
+import { isPlantedBugId } from '../../node/bugs/bug-switches.ts';
 import { SIM_START_TIME_MS } from '../world.ts';
 
 /**
@@ -470,4 +471,17 @@ export function plantedCaughtBy(id: string): string[] {
   if (id.startsWith('plant-skip-')) return ['acceptance'];
   if (id === 'plant-sync-seals' || id === 'plant-period-early') return ['validity'];
   return [];
+}
+
+/** What `fuzz --bug ID` hunts: the switch to turn on and the checkers a find must come from. */
+export interface BugHunt {
+  switches: string[];
+  checkers: string[];
+}
+
+/** The hunt for a corpus entry or a planted switch; undefined for an unknown id. */
+export function huntOfBug(id: string): BugHunt | undefined {
+  const entry = findKnownBug(id);
+  if (entry) return { switches: [switchOf(entry)], checkers: [...entry.caughtBy] };
+  return isPlantedBugId(id) ? { switches: [id], checkers: plantedCaughtBy(id) } : undefined;
 }

@@ -188,7 +188,7 @@ export class HeightManager {
       isValidator: (a) => this.validatorSet.has(a),
       commitSealSigner: (seal, digest) => recoverAddressForHexHash(digest, seal),
       enforced: (rule) => ruleEnforced(this.cfg.bugs, rule),
-      onJudged: (m, rule) => this.traceDecision(m.kind, m, m.signed.payload.round, rule === undefined ? OK : { ok: false, rule, reason: `${m.kind} does not match the round's proposal` }),
+      onJudged: (m, rule) => this.traceDecision(m.kind, m, m.signed.payload.round, rule === undefined ? OK : { ok: false, rule, reason: `${m.kind} breaks ${rule}` }),
       countCopies: this.cfg.bugs.has('besu-2449'),
     });
   }
