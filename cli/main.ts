@@ -35,7 +35,7 @@ Usage:
   qbft-lab teach [round-timing|round-change|votes|transitions] [--auto]
   qbft-lab network [--validators N] [--block-period S] [--data-path DIR] [--base-port P] [--p2p-base-port P]
                    [--chain-id ID] [--fork NAME] [--duration S] [--rpc-api LIST] [--host-allowlist LIST]
-                   [--rpc-http-cors-origins LIST] [--metrics-enabled] [--single-process]
+                   [--rpc-http-cors-origins LIST] [--metrics-enabled] [--single-process] [--privacy]
                    [-- NODE-OPTIONS...]   (each validator is a 'qbft-lab node' process unless --single-process)
   qbft-lab node --genesis-file F [--data-path D] [--rpc-http-enabled] [--rpc-ws-enabled] ... (Besu's options)
   qbft-lab blocks import --genesis-file F --data-path D --from FILE[,FILE] (concatenated RLP blocks)
@@ -293,6 +293,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
           'metrics-enabled': { type: 'boolean' },
           duration: { type: 'string' },
           'single-process': { type: 'boolean' },
+          privacy: { type: 'boolean' },
         });
         if (positionals.length > 0) throw new UsageError(`network: unexpected argument '${positionals[0]}'`);
         const { networkCommand } = await import('./network-command.ts');

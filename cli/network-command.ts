@@ -8,9 +8,11 @@
  * so any Besu tutorial works against it. The validator keys are the simulator's deterministic test
  * keys: never use this network for anything of value.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseGenesis, type Genesis } from '../node/chain/genesis.ts';
+import { GenesisError, type Genesis } from '../node/chain/genesis.ts';
+import { checkedForStart } from '../node/chain/genesis-checks.ts';
+import { readGenesisFile } from '../node/cli/genesis-file.ts';
 import { decodeExtraData } from '../node/chain/extra-data.ts';
 import { LoopbackNetwork } from '../node/runtime/live-loopback-network.ts';
 import { LiveLog } from '../node/runtime/live-log.ts';
@@ -23,6 +25,7 @@ import { GENESIS_FORKS, buildSimGenesis, type GenesisFork } from '../sim/genesis
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
 import type { Io } from './main.ts';
 import { ProcessNetwork, type ProcessNodeSpec } from './process-network.ts';
+import { networkPrivacyArgs, networkPrivacyKey, PRIVACY_APIS } from './network-privacy.ts';
 
 export interface NetworkFlags {
   validators?: string;
@@ -41,6 +44,8 @@ export interface NetworkFlags {
   'metrics-enabled'?: boolean;
   'duration'?: string;
   'single-process'?: boolean;
+  /** Privacy on every validator, each with a privacy key pair of its own (network-privacy.ts); adds PRIV,EEA to the default APIs. */
+  privacy?: boolean;
 }
 
 /** What `network` enables unless --rpc-api says otherwise: Besu's defaults plus QBFT and TXPOOL (no ADMIN, MINER or DEBUG). */
@@ -56,6 +61,16 @@ export interface RunningNetwork {
   /** What the endpoints let in. */
   access: { apis: string; hostAllowlist: string; corsOrigins: string | undefined };
   close(): Promise<void>;
+}
+
+/** The kept genesis, held to a node's start-up checks: a hand-edited file that no node could start from fails here, in one line. */
+function networkGenesis(file: string): Genesis {
+  try {
+    return checkedForStart(readGenesisFile(file)).genesis;
+  } catch (err) {
+    if (err instanceof GenesisError) throw new UsageError(`${file}: ${err.message}`);
+    throw err;
+  }
 }
 
 function extraDataValidators(genesis: Genesis): string[] {
@@ -116,11 +131,11 @@ function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
     });
     writeFileSync(genesisFile, JSON.stringify(json, null, 2));
   }
-  const genesis = parseGenesis(readFileSync(genesisFile, 'utf8'));
+  const genesis = networkGenesis(genesisFile);
   const listed = extraDataValidators(genesis);
   if (listed.length !== n || listed.some((a, i) => a !== keys[i].address))
     throw new UsageError(`${genesisFile} was made for another validator set; use another --data-path or the same --validators`);
-  const apis = flags['rpc-api'] ?? NETWORK_DEFAULT_APIS;
+  const apis = flags['rpc-api'] ?? (flags.privacy ? `${NETWORK_DEFAULT_APIS},${PRIVACY_APIS}` : NETWORK_DEFAULT_APIS);
   // Besu's safe defaults: only local host names, no cross-origin pages; flags open them up.
   const hostAllowlist = flags['host-allowlist'] ?? 'localhost,127.0.0.1';
   const corsOrigins = flags['rpc-http-cors-origins'];
@@ -140,6 +155,7 @@ function nodeArgs(files: NetworkFiles, i: number, flags: NetworkFlags): string[]
     ...(corsOrigins !== undefined ? ['--rpc-http-cors-origins', corsOrigins] : []),
     '--min-gas-price', '0',
     ...(flags['metrics-enabled'] ? ['--metrics-enabled', '--metrics-port', String(port(1000))] : []),
+    ...(flags.privacy ? networkPrivacyArgs(join(files.dataPath, `v${i}`), i) : []),
   ];
 }
 
@@ -189,6 +205,8 @@ export function describeProcessNetwork(net: ProcessNetwork, files: NetworkFiles)
     const metrics = node.metricsPort === undefined ? '' : `  metrics http://127.0.0.1:${node.metricsPort}/metrics`;
     lines.push(`  ${node.spec.name}  ${node.spec.address}  pid ${node.child?.pid ?? '-'}  http://127.0.0.1:${node.httpPort}  ws://127.0.0.1:${node.wsPort}  graphql http://127.0.0.1:${node.graphqlPort}/graphql${metrics}`);
     lines.push(`      ${node.enode}  data ${node.spec.dataPath}`);
+    const privacyKey = networkPrivacyKey(node.spec.dataPath);
+    if (privacyKey) lines.push(`      privacy key ${privacyKey}`);
   }
   lines.push('', `Genesis ${files.genesisFile}`);
   lines.push(`APIs ${files.apis}; host allowlist ${files.hostAllowlist}; CORS origins ${files.corsOrigins ?? 'none (web pages cannot call: see --rpc-http-cors-origins)'}`);
@@ -265,6 +283,7 @@ export function describeNetwork(net: RunningNetwork): string {
   net.nodes.forEach((l, i) => {
     const metrics = net.metricsPorts[i] === undefined ? '' : `  metrics http://127.0.0.1:${net.metricsPorts[i]}/metrics`;
     lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql${metrics}`);
+    if (l.node.privacy) lines.push(`      privacy key ${l.node.privacy.config.publicKey}`);
   });
   lines.push(
     '',

@@ -1,12 +1,16 @@
 /** Configuration mistakes of `qbft-lab node`: one line naming the option or file, exit 2, no stack trace; --help everywhere. */
 import test from 'ava';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSimGenesis } from '../sim/genesis-builder.ts';
 import { validatorKeys } from '../sim/keys.ts';
 import { LevelStore } from '../node/runtime/live-store.ts';
+import { LiveLog } from '../node/runtime/live-log.ts';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToHex } from '../node/crypto/bytes.ts';
+import { encodeExtraDataFromAddresses } from '../node/chain/extra-data.ts';
 import { captureIo } from './capture-io.ts';
 import { main } from './main.ts';
 
@@ -45,6 +49,62 @@ test('a missing or invalid genesis names --genesis-file and the file', async (t)
   const { qbft, ...rest } = qbftGenesis.config;
   writeFileSync(ibft, JSON.stringify({ ...qbftGenesis, config: { ...rest, ibft2: qbft } }));
   await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', ibft, '--data-path', join(dir, 'd6')], /--genesis-file .*ibft\.json: genesis: config\.ibft2 names IBFT 2\.0: qbft-lab runs QBFT/);
+});
+
+/** QBFT extraData whose only validator is 19 bytes long. */
+const SHORT_VALIDATOR_EXTRA = bytesToHex(RLP.encode([new Uint8Array(32), [new Uint8Array(19).fill(0x11)], [], new Uint8Array(0), []]));
+
+test('a genesis whose extraData does not decode is refused in one line naming extraData, by `node` and by `network`', async (t) => {
+  const base = JSON.parse(readFileSync(genesisFile, 'utf8')) as Record<string, unknown>;
+  const short = join(dir, 'short-validator.json');
+  writeFileSync(short, JSON.stringify({ ...base, extraData: SHORT_VALIDATOR_EXTRA }));
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', short, '--data-path', join(dir, 'd7')], /--genesis-file .*short-validator\.json: genesis: extraData is not QBFT extraData: validator 0 must be 20 bytes, got 19/);
+  const empty = join(dir, 'empty-extra.json');
+  writeFileSync(empty, JSON.stringify({ ...base, extraData: '0x' }));
+  await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', empty, '--data-path', join(dir, 'd8')], /--genesis-file .*empty-extra\.json: genesis: extraData is empty/);
+  // `network` keeps its genesis in the data path; a hand-edited one is held to the same check.
+  const networkPath = join(dir, 'network');
+  mkdirSync(networkPath, { recursive: true });
+  writeFileSync(join(networkPath, 'genesis.json'), JSON.stringify({ ...base, extraData: SHORT_VALIDATOR_EXTRA }));
+  await fails(t, ['network', '--validators', '1', '--base-port', '0', '--data-path', networkPath], /network.genesis\.json: genesis: extraData is not QBFT extraData: validator 0 must be 20 bytes, got 19/);
+});
+
+test('genesis problems Besu starts with anyway: the node starts and its log warns about each, naming the field', async (t) => {
+  const { parseNodeOptions } = await import('../node/cli/node-options.ts');
+  const { startLiveNode } = await import('../node/cli/live-node.ts');
+  const base = JSON.parse(readFileSync(genesisFile, 'utf8')) as { config: Record<string, unknown>; alloc: Record<string, unknown> };
+  const [a] = validatorKeys(1).map((k) => k.address);
+  const shortAddress = '0x' + '22'.repeat(19);
+  const problems = join(dir, 'problems.json');
+  writeFileSync(
+    problems,
+    JSON.stringify({
+      ...base,
+      extraData: bytesToHex(encodeExtraDataFromAddresses([])),
+      alloc: { ...base.alloc, [shortAddress]: { balance: '0x1' } },
+      config: { ...base.config, transitions: { qbft: [{ block: 10, validators: [a, a] }, { block: 5, validators: [] }, { block: 20, validators: [shortAddress] }] } },
+    }),
+  );
+  const noQbft = join(dir, 'no-qbft.json');
+  const { qbft: _qbft, ...withoutQbft } = base.config;
+  writeFileSync(noQbft, JSON.stringify({ ...base, config: withoutQbft }));
+  const start = async (file: string, dataPath: string) => {
+    const lines: string[] = [];
+    const live = await startLiveNode(parseNodeOptions(['--p2p-enabled=false', '--genesis-file', file, '--data-path', join(dir, dataPath)]), { log: new LiveLog({ write: (line) => lines.push(line) }) });
+    t.is(live.node.chain.head().number, 0, 'started');
+    await live.close();
+    return lines.filter((line) => / WARN {2}genesis: /.test(line)).map((line) => line.replace(/^.* WARN {2}/, '').trim());
+  };
+  t.deepEqual((await start(problems, 'd9')).sort(), [
+    'genesis: extraData lists no validators: no validator can propose block 1, so the chain will not progress',
+    `genesis: config.transitions.qbft[1].block (5) is below the block of transition 0 (10): transitions apply in block order, not in the order written`,
+    `genesis: config.transitions.qbft[2].validators[0] is not a 20-byte address (38 hex digits, not 40): it is read as 0x00${'22'.repeat(19)}`,
+    `genesis: config.transitions.qbft[1].validators is empty: block 5 has no validator to propose it, so the chain stops at block 4`,
+    `genesis: config.transitions.qbft[0].validators lists ${a} more than once: it counts as one validator`,
+    `genesis: alloc.${shortAddress} is not a 20-byte address (38 hex digits, not 40): it is read as 0x00${'22'.repeat(19)}`,
+  ].sort());
+  t.deepEqual(await start(noQbft, 'd10'), ['genesis: config has no qbft section: the node runs no consensus and produces no blocks, it only imports and serves them']);
+  t.deepEqual(await start(genesisFile, 'd11'), [], 'a sound genesis: no warning');
 });
 
 test('an unknown API group is refused with Besu\'s wording', async (t) => {

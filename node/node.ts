@@ -303,8 +303,8 @@ export class QbftNode {
       for (const raw of raws) void this.pool.add(raw);
     };
     if (this.config.privacy) {
-      this.privacy = new NodePrivacy(this.config.privacy, runtime.transport, this.common, runtime.random);
-      this.privacy.states.markBase(this.chain.genesis.hash);
+      this.privacy = new NodePrivacy(this.config.privacy, { transport: runtime.transport, common: this.common, random: runtime.random, store: runtime.store, log: runtime.log });
+      await this.privacy.start({ genesisHash: this.chain.genesis.hash, head: () => this.chain.head(), canonicalAt: (n) => this.chain.canonicalAt(n) });
     }
     runtime.transport.setHandlers({
       onMessage: (from, message) => this.onWireMessage(from, message),

@@ -18,15 +18,18 @@ test('private-group passes as shipped', async (t) => {
   t.true(r.ok, JSON.stringify(r.expectations));
 });
 
-test('a planted leak (members also push payloads to the non-member, whose manager skips its checks) fails no-private-state', async (t) => {
+test('a planted leak (members also encrypt payloads for the non-member and push them, and its manager skips its checks) fails no-private-state', async (t) => {
   const leak = async (world: World) => {
     for (const name of ['v2', 'v3']) {
-      const peers = world.get(name).node!.privacy!.peers;
-      const send = peers.send.bind(peers);
-      peers.send = (toKey: string, message: PtmMessage) => {
+      const privacy = world.get(name).node!.privacy!;
+      const send = privacy.peers.send.bind(privacy.peers);
+      privacy.peers.send = (toKey: string, message: PtmMessage) => {
         send(toKey, message);
-        if (message.kind === 'payload' || message.kind === 'group') send(privacyKeyOf('v1'), message);
+        if (message.kind === 'group') send(privacyKeyOf('v1'), message);
       };
+      const ptm = privacy.ptm as unknown as { recipientsOf: (g: PrivacyGroup) => string[] };
+      const recipientsOf = ptm.recipientsOf.bind(ptm);
+      ptm.recipientsOf = (g) => [...recipientsOf(g), privacyKeyOf('v1')];
     }
     // v1's manager takes any group it is sent, member or not.
     const ptm = world.get('v1').node!.privacy!.ptm as unknown as { acceptGroup: (from: string, g: PrivacyGroup) => PrivacyGroup; keepGroup: (g: PrivacyGroup, pin: boolean) => void; groups: Map<string, PrivacyGroup> };

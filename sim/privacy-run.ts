@@ -1,5 +1,5 @@
 /**
- * Privacy in a scenario run: privacy nodes get a key each (derived from their names) and sign
+ * Privacy in a scenario run: privacy nodes get a key pair each (derived from their names) and sign
  * their privacy markers with one of Besu's funded test accounts; groups are created over JSON-RPC
  * at the start, every member subscribes to its group's logs (priv_subscribe) and counts what
  * arrives; private-tx steps send eea_sendRawTransaction; the privacy expectations judge the counts
@@ -10,6 +10,7 @@ import { concatBytes, bytesToHex, uint256ToBytes, type Hex } from '../node/crypt
 import { keccak256 } from '../node/crypto/keccak.ts';
 import { privateKeyToAddress } from '../node/crypto/secp256k1.ts';
 import { signPrivateTransaction } from '../node/privacy/private-transaction.ts';
+import { x25519 } from '@noble/curves/ed25519.js';
 import type { PrivacyConfig } from '../node/node.ts';
 import type { InProcessNotification } from '../node/rpc/transports/in-process.ts';
 import { BESU_TEST_ACCOUNTS } from './keys.ts';
@@ -32,9 +33,14 @@ export function storageContractInitCode(): Uint8Array {
   return concatBytes(Uint8Array.from([0x60, runtime.length, 0x60, 12, 0x60, 0, 0x39, 0x60, runtime.length, 0x60, 0, 0xf3]), runtime);
 }
 
-/** A node's privacy key: 32 bytes from its name, base64. */
+/** A node's X25519 privacy private key, from its name (the simulator's keys are public: test use only). */
+export function privacyPrivateKeyOf(node: string): Uint8Array {
+  return keccak256(utf8.encode(`qbft-lab privacy key of ${node}`));
+}
+
+/** A node's privacy public key, base64. */
 export function privacyKeyOf(node: string): string {
-  return Buffer.from(keccak256(utf8.encode(`qbft-lab privacy key of ${node}`))).toString('base64');
+  return Buffer.from(x25519.getPublicKey(privacyPrivateKeyOf(node))).toString('base64');
 }
 
 /** The key a node's private-tx steps sign with (any key: private states hold no balances). */
@@ -48,7 +54,7 @@ export function applyPrivacy(s: Scenario, nodes: WorldNodeSpec[]): void {
   s.privacy.nodes.forEach((name, i) => {
     const spec = nodes.find((n) => n.name === name);
     if (!spec) throw new Error(`privacy: no node named ${name}`);
-    const config: PrivacyConfig = { publicKey: privacyKeyOf(name), markerSigningKey: BESU_TEST_ACCOUNTS[i % BESU_TEST_ACCOUNTS.length]!.privateKey };
+    const config: PrivacyConfig = { publicKey: privacyKeyOf(name), privateKey: privacyPrivateKeyOf(name), markerSigningKey: BESU_TEST_ACCOUNTS[i % BESU_TEST_ACCOUNTS.length]!.privateKey };
     spec.privacy = config;
   });
 }

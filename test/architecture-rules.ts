@@ -108,6 +108,7 @@ const TEST_HELPER_USERS = /^(test|scripts)\/|-bench\.ts$/;
 export const LIVE_ZONES: ReadonlyArray<{ files: RegExp; why: string }> = [
   { files: /^node\/runtime\/live-[\w-]+\.ts$/, why: 'the live implementations of the ports' },
   { files: /^node\/rpc\/transports\/(?!in-process\.ts$)[\w-]+\.ts$/, why: 'HTTP, WebSocket and IPC servers (in-process.ts is the simulator\'s and is not live)' },
+  { files: /^node\/rpc\/off-loop\/(worker-simulator|simulator-worker)\.ts$/, why: "the live node's RPC worker threads (in the simulator RPC runs on the node's thread)" },
   { files: /^node\/cli\//, why: "the node's command line" },
   { files: /^cli\//, why: 'the qbft-lab command line' },
   { files: /^bin\//, why: 'the executable' },
@@ -131,6 +132,7 @@ export const BUILT_IN_ALLOWED: ReadonlyArray<{ path: string; modules: readonly s
   { path: 'node/p2p/discovery/discovery.ts', modules: ['node:dgram'], why: 'the live socket layer: the discv4 UDP socket' },
   { path: 'node/p2p/discovery/bootnodes.ts', modules: ['node:dns/promises'], why: 'the live socket layer: resolves bootnode host names once at start' },
   { path: 'node/p2p/discovery/discovery-options.ts', modules: ['node/runtime/live-clock.ts', 'node/runtime/live-random.ts', 'node/runtime/live-timers.ts'], why: 'defaults of the live discovery service' },
+  { path: 'node/rpc/off-loop/request-budget.ts', modules: ['node:async_hooks'], why: "carries a request's AbortSignal from its transport to the work it starts (no time, no randomness)" },
   { path: 'node/metrics/metrics-http.ts', modules: ['node:http', 'node:zlib'], why: 'the live /metrics HTTP endpoint' },
   { path: 'sim/trace.ts', modules: ['node:fs', 'node:module'], why: 'writes and reads trace JSONL files; the native keccak binding for the trace hash' },
   { path: 'sim/fuzz.ts', modules: ['node:fs', 'node:path'], why: "writes a failing case's reproduction file" },

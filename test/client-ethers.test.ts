@@ -82,8 +82,8 @@ async function storeRoundTrip(t: ExecutionContext, rpc: JsonRpcApiProvider, sock
   t.is(await store.changes(), 0n);
 
   // Reverts before sending: eth_call and eth_estimateGas carry the reason string.
-  for (const attempt of [store.set.staticCall(2_000_000n, 'too big'), store.set.estimateGas(2_000_000n, 'too big')]) {
-    const error = await t.throwsAsync(attempt);
+  for (const attempt of [() => store.set.staticCall(2_000_000n, 'too big'), () => store.set.estimateGas(2_000_000n, 'too big')]) {
+    const error = await t.throwsAsync(attempt());
     t.true(isCallException(error), String(error));
     if (isCallException(error)) t.is(error.reason, REASON);
   }

@@ -4,7 +4,9 @@
  * (Besu lower-cases them: JsonUtil.normalizeKeys); values are parsed the way Besu parses them
  * (config/GenesisConfig.java, GenesisReader.java, JsonBftConfigOptions.java, BftFork.java,
  * QbftFork.java, QbftForksSchedulesFactory.java, ProtocolScheduleBuilder.validateForkOrder).
- * Every rejected value raises a GenesisError naming the field.
+ * Every rejected value raises a GenesisError naming the field. What Besu accepts but reads otherwise
+ * than probably meant (a short address left-padded, a repeated validator, transitions out of block
+ * order, an empty validator list) comes back from readGenesis as a warning naming the field.
  */
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 
@@ -15,6 +17,19 @@ export class GenesisError extends Error {
     this.name = 'GenesisError';
     this.field = field;
   }
+}
+
+/** A genesis and what is wrong with it that Besu nonetheless starts with (one line each, `genesis: <field> <problem>`). */
+export interface GenesisReading {
+  genesis: Genesis;
+  warnings: string[];
+}
+
+/** Records a problem Besu tolerates: the field and what goes wrong because of it. */
+type Warn = (field: string, problem: string) => void;
+
+export function genesisWarning(field: string, problem: string): string {
+  return `genesis: ${field} ${problem}`;
 }
 
 export type ValidatorSelectionMode = 'blockheader' | 'contract';
@@ -261,6 +276,17 @@ function lenientAddress(v: unknown, field: string): Hex {
   return bytesToHex(lenientFixed(v, field, 20));
 }
 
+/**
+ * Address.fromHexString where Besu reads alloc keys (GenesisReader) and transition validators
+ * (QbftBesuControllerBuilder.convertBftForks): a short value silently becomes another address.
+ */
+function paddedAddress(v: unknown, field: string, warn: Warn): Hex {
+  const address = lenientAddress(v, field);
+  const digits = hexDigits(v, field).length;
+  if (digits < 40) warn(field, `is not a 20-byte address (${digits} hex digits, not 40): it is read as ${address}`);
+  return address;
+}
+
 /** Address.fromHexStringStrict: exactly 20 bytes. */
 function strictAddress(v: unknown, field: string): Hex {
   const digits = hexDigits(v, field);
@@ -382,7 +408,7 @@ function parseBeneficiary(v: unknown, field: string): Hex | null | undefined {
   return text === '' ? null : strictAddress(text, field);
 }
 
-function parseTransition(raw: unknown, i: number): QbftTransition {
+function parseTransition(raw: unknown, i: number, warn: Warn): QbftTransition {
   const base = `config.transitions.qbft[${i}]`;
   if (!isObject(raw)) throw new GenesisError(base, `must be an object, got ${describe(raw)}`);
   const f = (k: string) => `${base}.${k}`;
@@ -398,7 +424,7 @@ function parseTransition(raw: unknown, i: number): QbftTransition {
     if (!Array.isArray(raw.validators)) throw new GenesisError(f('validators'), 'must be an array of addresses');
     t.validators = raw.validators.map((v, j) => {
       if (typeof v !== 'string') throw new GenesisError(`${f('validators')}[${j}]`, `must be an address string, got ${describe(v)}`);
-      return lenientAddress(v, `${f('validators')}[${j}]`);
+      return paddedAddress(v, `${f('validators')}[${j}]`, warn);
     });
   }
   if (raw.validatorselectionmode !== undefined) {
@@ -418,28 +444,53 @@ function parseTransition(raw: unknown, i: number): QbftTransition {
   return t;
 }
 
-function parseTransitions(config: Json): QbftTransition[] {
+/** Besu's VoteTally keeps validators in a set: a repeated address counts once. */
+function warnDuplicates(addresses: readonly Hex[], field: string, warn: Warn): void {
+  const repeated = new Set(addresses.filter((a, i) => addresses.indexOf(a) !== i));
+  for (const address of repeated) warn(field, `lists ${address} more than once: it counts as one validator`);
+}
+
+function parseTransitions(config: Json, genesisMode: ValidatorSelectionMode, warn: Warn): QbftTransition[] {
   const transitions = optionalObject(config.transitions, 'config.transitions');
   const list = transitions.qbft;
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new GenesisError('config.transitions.qbft', 'must be an array');
-  const parsed = list.map(parseTransition);
+  const parsed = list.map((raw, i) => parseTransition(raw, i, warn));
   // ForksScheduleFactory.create: blocks > 0 (checked above), distinct, applied in block order.
   const seen = new Map<number, number>();
   parsed.forEach((t, i) => {
     const prev = seen.get(t.block);
     if (prev !== undefined) throw new GenesisError(`config.transitions.qbft[${i}].block`, `duplicates the block of transition ${prev} (${t.block})`);
     seen.set(t.block, i);
+    if (i > 0 && t.block < parsed[i - 1].block)
+      warn(`config.transitions.qbft[${i}].block`, `(${t.block}) is below the block of transition ${i - 1} (${parsed[i - 1].block}): transitions apply in block order, not in the order written`);
   });
-  return parsed.sort((a, b) => a.block - b.block);
+  const order = parsed.map((t, i) => ({ t, i })).sort((a, b) => a.t.block - b.t.block);
+  warnValidatorLists(order, genesisMode, warn);
+  return order.map(({ t }) => t);
 }
 
-function parseAlloc(raw: unknown): Map<Hex, AllocAccount> {
+/**
+ * A transition's `validators` replace the whole set in block-header mode (Besu's
+ * ForkingVoteTallyCache builds a VoteTally from them); in contract mode they are not read.
+ */
+function warnValidatorLists(order: ReadonlyArray<{ t: QbftTransition; i: number }>, genesisMode: ValidatorSelectionMode, warn: Warn): void {
+  let mode = genesisMode;
+  for (const { t, i } of order) {
+    mode = t.validatorSelectionMode ?? mode;
+    if (mode !== 'blockheader' || t.validators === undefined) continue;
+    const field = `config.transitions.qbft[${i}].validators`;
+    if (t.validators.length === 0) warn(field, `is empty: block ${t.block} has no validator to propose it, so the chain stops at block ${t.block - 1}`);
+    warnDuplicates(t.validators, field, warn);
+  }
+}
+
+function parseAlloc(raw: unknown, warn: Warn): Map<Hex, AllocAccount> {
   const alloc = new Map<Hex, AllocAccount>();
   const entries = Object.entries(optionalObject(raw, 'alloc'));
   for (const [key, value] of entries) {
     const base = `alloc.${key}`;
-    const address = lenientAddress(key, base);
+    const address = paddedAddress(key, base, warn);
     if (alloc.has(address)) throw new GenesisError(base, 'appears twice');
     if (!isObject(value)) throw new GenesisError(base, `must be an object, got ${describe(value)}`);
     const account: AllocAccount = {
@@ -502,6 +553,13 @@ function bigintTo8Bytes(v: bigint): Uint8Array {
 // ---------------------------------------------------------------- entry points
 
 export function parseGenesis(input: string | unknown): Genesis {
+  return readGenesis(input).genesis;
+}
+
+/** parseGenesis, with the warnings for what Besu reads differently from what was probably meant. */
+export function readGenesis(input: string | unknown): GenesisReading {
+  const warnings: string[] = [];
+  const warn: Warn = (field, problem) => warnings.push(genesisWarning(field, problem));
   let json: unknown = input;
   if (typeof input === 'string') {
     try {
@@ -514,12 +572,12 @@ export function parseGenesis(input: string | unknown): Genesis {
   const root = normalizeKeys(json) as Json;
   const config = optionalObject(root.config, 'config');
   const genesis: Genesis = {
-    ...parseChainRules(config),
+    ...parseChainRules(config, warn),
     ...parseHeaderFields(root),
     number: 0,
-    alloc: parseAlloc(root.alloc),
+    alloc: parseAlloc(root.alloc, warn),
   };
-  return genesis;
+  return { genesis, warnings };
 }
 
 /**
@@ -528,19 +586,22 @@ export function parseGenesis(input: string | unknown): Genesis {
  */
 export function withConfig(genesis: Genesis, rawConfig: unknown): Genesis {
   const config = optionalObject((normalizeKeys({ config: rawConfig }) as Json).config, 'config');
-  return { ...genesis, ...parseChainRules(config) };
+  return { ...genesis, ...parseChainRules(config, () => undefined) };
 }
 
 /** Everything the `config` object decides. */
-function parseChainRules(config: Json) {
+function parseChainRules(config: Json, warn: Warn) {
   const { forkBlocks, forkTimestamps } = parseForks(config);
   const raw = config.depositcontractaddress;
+  const chainId = parseChainId(config);
+  const consensus = consensusOf(config);
+  const qbft = parseQbftOptions(config.qbft);
   return {
-    chainId: parseChainId(config),
+    chainId,
     config,
-    consensus: consensusOf(config),
-    qbft: parseQbftOptions(config.qbft),
-    transitions: parseTransitions(config),
+    consensus,
+    qbft,
+    transitions: parseTransitions(config, qbft.validatorSelectionMode, warn),
     forkBlocks,
     forkTimestamps,
     blobSchedule: parseBlobSchedule(config),

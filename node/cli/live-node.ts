@@ -6,8 +6,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '../crypto/bytes.ts';
-import type { Genesis } from '../chain/genesis.ts';
-import { loadGenesisFile } from './genesis-file.ts';
+import type { Genesis, GenesisReading } from '../chain/genesis.ts';
+import { checkedForStart } from '../chain/genesis-checks.ts';
+import { readGenesisFile } from './genesis-file.ts';
 import { createNode, type NodeConfig, type QbftNode } from '../node.ts';
 import type { Log, Transport } from '../runtime/ports.ts';
 import { LiveClock } from '../runtime/live-clock.ts';
@@ -18,7 +19,7 @@ import { LiveLog } from '../runtime/live-log.ts';
 import { LoopbackNetwork } from '../runtime/live-loopback-network.ts';
 import { MethodRegistry } from '../rpc/registry.ts';
 import { createNodeRpc } from '../rpc/node-rpc.ts';
-import type { NodeApiOptions } from '../rpc/node-api.ts';
+import { WorkerSimulator } from '../rpc/off-loop/worker-simulator.ts';
 import { startRpcServers, type EndpointAuth, type RpcServers } from '../rpc/rpc-servers.ts';
 import { liveness, readiness } from '../rpc/transports/health.ts';
 import { startGraphqlHttp, type GraphqlHttpServer } from '../rpc/transports/graphql-http.ts';
@@ -29,7 +30,7 @@ import type { AuthSettings, NodeOptions } from './node-options.ts';
 import { createAuthHook, type AuthOptions } from '../rpc/transports/authentication.ts';
 import { asConfigError } from './config-error.ts';
 import { RlpxTransport } from '../runtime/live-rlpx-transport.ts';
-import { defaultClientVersion } from '../rpc/node-api.ts';
+import { canonicalHashes, defaultClientVersion, type NodeApiOptions } from '../rpc/node-api.ts';
 import { enodeUrl, parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { Discv4Discovery } from '../p2p/discovery/discovery.ts';
 import { UsageError } from './usage-error.ts';
@@ -104,13 +105,15 @@ export interface LiveNodeCore {
 
 export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNodeCore> {
   const context = { genesisFile: opts.genesisFile, dataPath: opts.dataPath };
-  let genesis: Genesis | undefined;
+  let reading: GenesisReading | undefined;
   try {
-    genesis = extras.genesis ?? (opts.genesisFile ? loadGenesisFile(opts.genesisFile) : undefined);
+    reading = extras.genesis ? { genesis: extras.genesis, warnings: [] } : opts.genesisFile ? readGenesisFile(opts.genesisFile) : undefined;
+    if (reading) reading = checkedForStart(reading);
   } catch (err) {
     throw asConfigError(err, context);
   }
-  if (!genesis) throw new UsageError('--genesis-file is required');
+  if (!reading) throw new UsageError('--genesis-file is required');
+  const { genesis } = reading;
   try {
     mkdirSync(opts.dataPath, { recursive: true });
   } catch (err) {
@@ -127,6 +130,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
     throw asConfigError(err, context);
   }
   const log = extras.log ?? new LiveLog({ name: extras.name });
+  for (const warning of reading.warnings) log.log('warn', warning);
   const timers = new LiveTimers({ onError: (err) => log.log('error', 'timer failed', { error: String(err) }) });
   let ownNetwork: LoopbackNetwork | undefined;
   let rlpx: RlpxTransport | undefined;
@@ -142,6 +146,7 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
         advertisedHost: opts.p2p.host,
         clientId: clientIdOf(extras.rpc),
         maxPeers: opts.p2p.maxPeers,
+        maxRemotelyInitiatedPeers: opts.p2p.maxRemotelyInitiatedPeers,
         maintained: [...opts.p2p.bootnodes, ...staticNodes],
         nodePermissioning: permissioning?.nodes,
         privacy: opts.privacy !== undefined,
@@ -198,7 +203,15 @@ export async function openLiveNodeCore(opts: NodeOptions, extras: LiveNodeExtras
 export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = {}): Promise<LiveNode> {
   const core = await openLiveNodeCore(opts, extras);
   const { node, log } = core;
+  // The EVM work of RPC runs on worker threads, never on the event loop consensus runs on.
+  const simulator = new WorkerSimulator({
+    genesis: node.config.genesis,
+    store: node.engine.store,
+    hashes: canonicalHashes(node),
+    onWorkerError: (error) => log.log('error', 'RPC execution worker failed', { error: String(error) }),
+  });
   const rpc = createNodeRpc(node, {
+    simulator,
     gasCap: opts.rpcLimits.gasCap,
     maxLogsRange: opts.rpcLimits.maxLogsRange,
     maxTraceFilterRange: opts.rpcLimits.maxTraceFilterRange,
@@ -213,8 +226,8 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   try {
     servers = await startRpcServers({
       registry,
-      http: opts.rpcHttp.enabled ? { ...opts.rpcHttp, auth: await endpointAuth(opts.rpcHttp.auth) } : undefined,
-      ws: opts.rpcWs.enabled ? { ...opts.rpcWs, auth: await endpointAuth(opts.rpcWs.auth) } : undefined,
+      http: opts.rpcHttp.enabled ? { ...opts.rpcHttp, timeoutMs: opts.rpcLimits.httpTimeoutMs, auth: await endpointAuth(opts.rpcHttp.auth) } : undefined,
+      ws: opts.rpcWs.enabled ? { ...opts.rpcWs, requestTimeoutMs: opts.rpcLimits.wsTimeoutMs, auth: await endpointAuth(opts.rpcWs.auth) } : undefined,
       ipc: opts.ipc.enabled ? opts.ipc : undefined,
       hostAllowlist: opts.hostAllowlist,
       onConnectionClosed: (id) => rpc.connectionClosed(id),
@@ -237,6 +250,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     });
   } catch (err) {
     rpc.close();
+    await simulator.close();
     await core.close();
     throw asConfigError(err);
   }
@@ -247,12 +261,14 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
         host: opts.graphql.host,
         port: opts.graphql.port,
         hostAllowlist: opts.hostAllowlist,
+        corsOrigins: opts.graphql.corsOrigins,
         handle: createGraphqlHandler(rpc.api),
         onError: (error) => log.log('error', 'GraphQL server error', { error: String(error) }),
       });
     } catch (err) {
       await servers.close();
       rpc.close();
+      await simulator.close();
       await core.close();
       throw asConfigError(err);
     }
@@ -265,6 +281,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       await graphql?.close();
       await servers.close();
       rpc.close();
+      await simulator.close();
       await core.close();
       throw asConfigError(err);
     }
@@ -280,6 +297,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       await graphql?.close();
       await servers.close();
       rpc.close();
+      await simulator.close();
       await core.close();
     },
   };

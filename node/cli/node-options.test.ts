@@ -54,7 +54,7 @@ const ENODE = enodeUrl(nodeIdFromPrivateKey(Uint8Array.from({ length: 32 }, (_, 
 
 test('P2P options: Besu defaults and values', (t) => {
   const d = parseNodeOptions(['--data-path', '/tmp/n1']);
-  t.deepEqual(d.p2p, { enabled: true, host: '127.0.0.1', interface: '0.0.0.0', port: 30303, bootnodes: [], staticNodesFile: '/tmp/n1/static-nodes.json', maxPeers: 25, discoveryEnabled: true });
+  t.deepEqual(d.p2p, { enabled: true, host: '127.0.0.1', interface: '0.0.0.0', port: 30303, bootnodes: [], staticNodesFile: '/tmp/n1/static-nodes.json', maxPeers: 25, maxRemotelyInitiatedPeers: 15, discoveryEnabled: true });
   const o = parseNodeOptions([`--bootnodes=${ENODE},${ENODE.replace('30303', '30304')}`, '--p2p-port=30305', '--max-peers=5', '--discovery-enabled=false', '--p2p-enabled=false', '--static-nodes-file', '/x/s.json']);
   t.deepEqual(o.p2p.bootnodes, [ENODE, ENODE.replace('30303', '30304')]);
   t.is(o.p2p.port, 30305);
@@ -62,6 +62,17 @@ test('P2P options: Besu defaults and values', (t) => {
   t.false(o.p2p.discoveryEnabled);
   t.false(o.p2p.enabled);
   t.is(o.p2p.staticNodesFile, '/x/s.json');
+});
+
+test('--remote-connections-limit-enabled / --remote-connections-max-percentage: Besu\'s inbound share of --max-peers', (t) => {
+  const share = (...argv: string[]) => parseNodeOptions(argv).p2p.maxRemotelyInitiatedPeers;
+  t.is(share('--remote-connections-max-percentage', '12'), 3);
+  t.is(share('--max-peers=5', '--remote-connections-max-percentage=50'), 3);
+  t.is(share('--max-peers=5', '--remote-connections-limit-enabled=false'), 5);
+  t.is(share('--remote-connections-limit-enabled=false', '--remote-connections-max-percentage=0'), 25);
+  t.throws(() => share('--remote-connections-max-percentage', '150'), { message: /Invalid value for option '--remote-connections-max-percentage'.*between 0 and 100 inclusive/ });
+  t.throws(() => share('--remote-connections-max-percentage', 'invalid'), { message: /Invalid value for option '--remote-connections-max-percentage'/ });
+  t.throws(() => share('--remote-connections-max-percentage', '0'), { message: /'--remote-connections-max-percentage'.*0 is not allowed/ });
 });
 
 test('P2P options: a malformed bootnode or port is a usage error naming the option', (t) => {
@@ -85,6 +96,15 @@ test('--rpc-http-cors-origins: "all" and "*" mean any origin, "none" none, and n
   t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=none']).rpcHttp.corsOrigins, []);
   t.deepEqual(parseNodeOptions(['--rpc-http-cors-origins=http://a.test,http://b.test']).rpcHttp.corsOrigins, ['http://a.test', 'http://b.test']);
   t.throws(() => parseNodeOptions(['--rpc-http-cors-origins=all,http://a.test']), { message: /can't be used with other domains/ });
+});
+
+test('--graphql-http-cors-origins: its own list (default none), read like --rpc-http-cors-origins', (t) => {
+  t.deepEqual(parseNodeOptions([]).graphql.corsOrigins, []);
+  const both = parseNodeOptions(['--rpc-http-cors-origins=http://a.test', '--graphql-http-cors-origins=http://g.test,http://h.test']);
+  t.deepEqual(both.graphql.corsOrigins, ['http://g.test', 'http://h.test']);
+  t.deepEqual(both.rpcHttp.corsOrigins, ['http://a.test']);
+  t.deepEqual(parseNodeOptions(['--graphql-http-cors-origins=all']).graphql.corsOrigins, ['*']);
+  t.throws(() => parseNodeOptions(['--graphql-http-cors-origins=none,http://a.test']), { message: /--graphql-http-cors-origins.*can't be used with other domains/ });
 });
 
 test('--permissions-*: off by default; enabled without a file is Besu\'s start-up error for permissions_config.toml in the data path', (t) => {
@@ -138,8 +158,12 @@ test('--bootnodes must be on an enabled nodes allowlist (same IP and port), as B
 });
 
 test('--rpc-gas-cap, --rpc-max-logs-range and --rpc-max-trace-filter-range: Besu defaults, values and refusals', (t) => {
-  t.deepEqual(parseNodeOptions([]).rpcLimits, { gasCap: 100_000_000n, maxLogsRange: 5000, maxTraceFilterRange: 1000 });
-  t.deepEqual(parseNodeOptions(['--rpc-gas-cap', '5000000', '--rpc-max-logs-range', '0', '--rpc-max-trace-filter-range', '10']).rpcLimits, { gasCap: 5_000_000n, maxLogsRange: 0, maxTraceFilterRange: 10 });
+  t.deepEqual(parseNodeOptions([]).rpcLimits, { gasCap: 100_000_000n, maxLogsRange: 5000, maxTraceFilterRange: 1000, httpTimeoutMs: 30_000, wsTimeoutMs: 30_000 });
+  t.deepEqual(
+    parseNodeOptions(['--rpc-gas-cap', '5000000', '--rpc-max-logs-range', '0', '--rpc-max-trace-filter-range', '10', '--Xhttp-timeout-seconds', '5', '--Xws-timeout-seconds', '7']).rpcLimits,
+    { gasCap: 5_000_000n, maxLogsRange: 0, maxTraceFilterRange: 10, httpTimeoutMs: 5000, wsTimeoutMs: 7000 },
+  );
+  t.throws(() => parseNodeOptions(['--Xhttp-timeout-seconds', '0']), { message: /Invalid value for option '--Xhttp-timeout-seconds': '0'/ });
   t.throws(() => parseNodeOptions(['--rpc-gas-cap', '-1']), { message: /--rpc-gas-cap/ });
   t.throws(() => parseNodeOptions(['--rpc-max-trace-filter-range=-3']), { message: /Invalid value for option '--rpc-max-trace-filter-range'/ });
 });

@@ -8,11 +8,13 @@ import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
 import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
+import { DEFAULT_REMOTE_CONNECTIONS_MAX_PERCENTAGE, maxRemotelyInitiatedPeers, PeerLimitError } from '../p2p/peer-limits.ts';
 import { parseApiList } from '../rpc/registry.ts';
 import { DEFAULT_CATEGORY_NAMES, parseMetricCategories } from '../metrics/categories.ts';
 import { checkNodesAllowlisted, defaultPermissionsFile, loadAllowlists, type PermissionsSettings } from './permissions-file.ts';
 import { PermissionsFileError } from '../permissioning/allowlist-toml.ts';
 import type { LoadedAllowlists } from '../permissioning/local-permissioning.ts';
+import { parsePrivacyPrivateKey, privacyPublicKeyText } from '../privacy/privacy-key-file.ts';
 
 type Kind = 'string' | 'boolean' | 'int' | 'list';
 
@@ -41,6 +43,9 @@ export const NODE_OPTIONS = {
   'rpc-gas-cap': { kind: 'string', default: '100000000' },
   'rpc-max-logs-range': { kind: 'int', default: 5000 },
   'rpc-max-trace-filter-range': { kind: 'int', default: 1000 },
+  // Besu's hidden RPCOptions: a request's whole time (a batch's too), TimeoutOptions' 30 s
+  'Xhttp-timeout-seconds': { kind: 'int', default: 30 },
+  'Xws-timeout-seconds': { kind: 'int', default: 30 },
   'rpc-http-authentication-enabled': { kind: 'boolean', default: false },
   'rpc-http-authentication-credentials-file': { kind: 'string' },
   'rpc-http-authentication-jwt-public-key-file': { kind: 'string' },
@@ -60,6 +65,7 @@ export const NODE_OPTIONS = {
   'graphql-http-enabled': { kind: 'boolean', default: false },
   'graphql-http-host': { kind: 'string', default: '127.0.0.1' },
   'graphql-http-port': { kind: 'int', default: 8547 },
+  'graphql-http-cors-origins': { kind: 'list', default: [] },
   'Xrpc-ipc-enabled': { kind: 'boolean', default: false },
   'Xrpc-ipc-path': { kind: 'string' },
   'Xrpc-ipc-api': { kind: 'list', default: ['ETH', 'NET', 'WEB3'] },
@@ -78,6 +84,8 @@ export const NODE_OPTIONS = {
   bootnodes: { kind: 'list', default: [] },
   'static-nodes-file': { kind: 'string' },
   'max-peers': { kind: 'int', default: 25 },
+  'remote-connections-limit-enabled': { kind: 'boolean', default: true },
+  'remote-connections-max-percentage': { kind: 'int', default: DEFAULT_REMOTE_CONNECTIONS_MAX_PERCENTAGE },
   'discovery-enabled': { kind: 'boolean', default: true },
   // Besu's PermissionsOptions (local permissioning); the files default to permissions_config.toml in the data path.
   'permissions-nodes-config-file-enabled': { kind: 'boolean', default: false },
@@ -87,6 +95,8 @@ export const NODE_OPTIONS = {
   // Besu 25.4's privacy options, with the private transaction manager inside the node.
   'privacy-enabled': { kind: 'boolean', default: false },
   'privacy-public-key-file': { kind: 'string' },
+  // qbft-lab's: the manager runs inside the node, so it needs the private half Tessera kept.
+  'privacy-private-key-file': { kind: 'string' },
   'privacy-marker-transaction-signing-key-file': { kind: 'string' },
   'privacy-url': { kind: 'string' },
   profile: { kind: 'string' },
@@ -112,7 +122,7 @@ export interface NodeOptions {
   rpcHttp: { enabled: boolean; host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number; auth: AuthSettings };
   rpcWs: { enabled: boolean; host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; auth: AuthSettings };
   ipc: { enabled: boolean; path: string; apis: string[] };
-  graphql: { enabled: boolean; host: string; port: number };
+  graphql: { enabled: boolean; host: string; port: number; corsOrigins: string[] };
   /** `categories`: enabled metric category names, lower case. */
   metrics: { enabled: boolean; host: string; port: number; categories: Set<string> };
   hostAllowlist: string[];
@@ -121,9 +131,9 @@ export interface NodeOptions {
   /** Local permissioning, when --permissions-nodes-config-file-enabled or --permissions-accounts-config-file-enabled. */
   permissions?: PermissionsOptions;
   /** Privacy with the embedded private transaction manager (--privacy-enabled). */
-  privacy?: { publicKey: string; markerSigningKey?: Uint8Array };
+  privacy?: { publicKey: string; privateKey: Uint8Array; markerSigningKey?: Uint8Array };
   /** --rpc-gas-cap, --rpc-max-logs-range, --rpc-max-trace-filter-range (0: no limit for the ranges). */
-  rpcLimits: { gasCap: bigint; maxLogsRange: number; maxTraceFilterRange: number };
+  rpcLimits: { gasCap: bigint; maxLogsRange: number; maxTraceFilterRange: number; httpTimeoutMs: number; wsTimeoutMs: number };
   /** The --profile given (upper case), if any. */
   profile?: ProfileName;
 }
@@ -139,6 +149,8 @@ export interface P2pOptions {
   /** --static-nodes-file, else <data-path>/static-nodes.json (read when present). */
   staticNodesFile: string;
   maxPeers: number;
+  /** How many of maxPeers inbound connections may hold (--remote-connections-limit-enabled, --remote-connections-max-percentage). */
+  maxRemotelyInitiatedPeers: number;
   discoveryEnabled: boolean;
 }
 
@@ -287,7 +299,12 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       auth: authSettings('rpc-ws'),
     },
     ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: apis('Xrpc-ipc-api') },
-    graphql: { enabled: get('graphql-http-enabled'), host: get('graphql-http-host'), port: get('graphql-http-port') },
+    graphql: {
+      enabled: get('graphql-http-enabled'),
+      host: get('graphql-http-host'),
+      port: get('graphql-http-port'),
+      corsOrigins: corsOrigins(get('graphql-http-cors-origins'), '--graphql-http-cors-origins'),
+    },
     metrics: { enabled: get('metrics-enabled'), host: get('metrics-host'), port: get('metrics-port'), categories: metricCategories() },
     hostAllowlist: get('host-allowlist'),
     earlyRoundChange: get('Xqbft-enable-early-round-change'),
@@ -299,11 +316,18 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       bootnodes,
       staticNodesFile: get<string | undefined>('static-nodes-file') ?? `${dataPath}/static-nodes.json`,
       maxPeers: get('max-peers'),
+      maxRemotelyInitiatedPeers: remotelyInitiatedPeers(get),
       discoveryEnabled: get('discovery-enabled'),
     },
     ...(permissions ? { permissions } : {}),
     ...(privacy ? { privacy } : {}),
-    rpcLimits: { gasCap: BigInt(gasCap), maxLogsRange: get('rpc-max-logs-range'), maxTraceFilterRange: get('rpc-max-trace-filter-range') },
+    rpcLimits: {
+      gasCap: BigInt(gasCap),
+      maxLogsRange: get('rpc-max-logs-range'),
+      maxTraceFilterRange: get('rpc-max-trace-filter-range'),
+      httpTimeoutMs: positiveSeconds(get('Xhttp-timeout-seconds'), '--Xhttp-timeout-seconds') * 1000,
+      wsTimeoutMs: positiveSeconds(get('Xws-timeout-seconds'), '--Xws-timeout-seconds') * 1000,
+    },
     profile,
   };
 }
@@ -366,18 +390,31 @@ function enodeList(values: string[], option: string): string[] {
   return values;
 }
 
+function remotelyInitiatedPeers(get: <T>(name: NodeOptionName) => T): number {
+  const limit = { enabled: get<boolean>('remote-connections-limit-enabled'), maxPercentage: get<number>('remote-connections-max-percentage') };
+  try {
+    return maxRemotelyInitiatedPeers(get<number>('max-peers'), limit);
+  } catch (err) {
+    if (err instanceof PeerLimitError) throw new UsageError(`Invalid value for option '--remote-connections-max-percentage': ${err.message}`);
+    throw err;
+  }
+}
+
 /**
  * Besu's privacy options: --privacy-enabled needs --privacy-public-key-file (the manager's 32-byte
- * key in base64, as Tessera's .pub files hold it); the marker signing key file holds a hex private
- * key. The manager runs inside the node, so --privacy-url (an external Tessera) is refused.
+ * key in base64, as Tessera's .pub files hold it) and, as the manager runs inside the node,
+ * --privacy-private-key-file (Tessera's .key file: the X25519 private key the public key must
+ * derive from); the marker signing key file holds a hex private key. --privacy-url (an external
+ * Tessera) is refused.
  */
 function privacyOptions(get: <T>(name: NodeOptionName) => T): NodeOptions['privacy'] {
   const url = get<string | undefined>('privacy-url');
   const keyFile = get<string | undefined>('privacy-public-key-file');
+  const privateKeyFile = get<string | undefined>('privacy-private-key-file');
   const markerFile = get<string | undefined>('privacy-marker-transaction-signing-key-file');
   if (!get<boolean>('privacy-enabled')) {
-    if (url !== undefined || keyFile !== undefined || markerFile !== undefined)
-      throw new UsageError('--privacy-url, --privacy-public-key-file and --privacy-marker-transaction-signing-key-file need --privacy-enabled');
+    if (url !== undefined || keyFile !== undefined || privateKeyFile !== undefined || markerFile !== undefined)
+      throw new UsageError('--privacy-url, --privacy-public-key-file, --privacy-private-key-file and --privacy-marker-transaction-signing-key-file need --privacy-enabled');
     return undefined;
   }
   if (url !== undefined)
@@ -385,11 +422,23 @@ function privacyOptions(get: <T>(name: NodeOptionName) => T): NodeOptions['priva
   if (keyFile === undefined) throw new UsageError('Please specify Enclave public key file path to enable privacy (--privacy-public-key-file)');
   const text = readOptionFile(keyFile, '--privacy-public-key-file').trim();
   if (!/^[A-Za-z0-9+/]{43}=$/.test(text)) throw new UsageError(`--privacy-public-key-file ${keyFile}: must hold a 32-byte public key in base64 (44 characters), got ${JSON.stringify(text.slice(0, 60))}`);
-  if (markerFile === undefined) return { publicKey: text };
+  const privateKey = privacyPrivateKey(privateKeyFile, text);
+  if (markerFile === undefined) return { publicKey: text, privateKey };
   const hex = readOptionFile(markerFile, '--privacy-marker-transaction-signing-key-file').trim().replace(/^0x/, '');
   if (!/^[0-9a-fA-F]{64}$/.test(hex) || /^0+$/.test(hex))
     throw new UsageError(`--privacy-marker-transaction-signing-key-file ${markerFile}: must hold a 32-byte private key in hex`);
-  return { publicKey: text, markerSigningKey: Uint8Array.from(Buffer.from(hex, 'hex')) };
+  return { publicKey: text, privateKey, markerSigningKey: Uint8Array.from(Buffer.from(hex, 'hex')) };
+}
+
+/** The private half of `publicKey` from --privacy-private-key-file; a key of another pair is refused. */
+function privacyPrivateKey(file: string | undefined, publicKey: string): Uint8Array {
+  if (file === undefined)
+    throw new UsageError('--privacy-private-key-file is needed with --privacy-enabled: the private transaction manager runs inside the node and proves and opens with the private key (Tessera kept it)');
+  const parsed = parsePrivacyPrivateKey(readOptionFile(file, '--privacy-private-key-file'));
+  if ('error' in parsed) throw new UsageError(`--privacy-private-key-file ${file}: ${parsed.error}`);
+  const derived = privacyPublicKeyText(parsed.privateKey);
+  if (derived !== publicKey) throw new UsageError(`--privacy-private-key-file ${file}: its public key is ${derived}, not ${publicKey} from --privacy-public-key-file`);
+  return parsed.privateKey;
 }
 
 function readOptionFile(path: string, option: string): string {
@@ -421,4 +470,10 @@ function permissionsOptions(get: <T>(name: NodeOptionName) => T, dataPath: strin
     if (err instanceof PermissionsFileError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+/** A request timeout: a whole number of seconds, at least 1 (Besu's Vert.x timer cannot be 0). */
+function positiveSeconds(value: number, option: string): number {
+  if (!(Number.isSafeInteger(value) && value >= 1)) throw new UsageError(`Invalid value for option '${option}': '${value}' (a whole number of seconds, at least 1)`);
+  return value;
 }

@@ -5,7 +5,7 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { ValueEncoding } from '@ethereumjs/util';
+import { ValueEncoding, type DB } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { customCrypto } from '../crypto/ethereumjs-crypto.ts';
 import type { TrieNodeStore } from './state-db.ts';
@@ -17,7 +17,7 @@ export function withNodeCrypto(common: Common): Common {
 }
 
 /** A state manager over a content-addressed trie node store (hashed keys, raw values). */
-export function stateManagerOn(common: Common, store: TrieNodeStore): MerkleStateManager {
+export function stateManagerOn(common: Common, store: TrieNodeStore | DB<string, string | Uint8Array>): MerkleStateManager {
   const trie = new MerklePatriciaTrie({ db: store, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common });
   return new MerkleStateManager({ common, trie, caches: new Caches() });
 }

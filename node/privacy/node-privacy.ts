@@ -9,6 +9,10 @@
  * private transaction on their group's private state when the marker's block becomes canonical.
  * Markers are signed with `markerSigningKey` (Besu's --privacy-marker-transaction-signing-key-file)
  * or, without one, with a fresh random key each (Besu's default, which needs a free-gas network).
+ *
+ * With a Store, groups, payloads (encrypted) and the private states of each new head persist
+ * (privacy-store.ts); `start` puts them back, so a restarted member answers at once for the
+ * private transactions it ran before.
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -16,23 +20,45 @@ import { createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import type { ChainEntry, ReorgEvent } from '../chain/chain.ts';
 import { decodingCommon } from '../chain/decoding-common.ts';
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
-import type { PeerId, Random, Transport } from '../runtime/ports.ts';
+import type { Log, PeerId, Random, Store, Transport } from '../runtime/ports.ts';
 import { PrivateStates, type PrivateReceipt, type PrivateWork } from './private-state.ts';
 import { decodePrivateTransaction, fromBase64, toBase64, type PrivateTransaction } from './private-transaction.ts';
 import { PrivateTransactionManager, type PrivacyGroup, type StoredPayload } from './private-tx-manager.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import { PtmPeers } from './ptm-peers.ts';
+import { PrivacyStore, type BlockReceipts } from './privacy-store.ts';
+import type { RandomBytes } from './ptm-crypto.ts';
 
 export const PRIVACY_PRECOMPILE_ADDRESS: Hex = '0x000000000000000000000000000000000000007e';
 
-/** How far back a node whose private states are unknown (after a restart) runs them again. */
+/** How far back a node whose private states are unknown (a block whose parent it never processed) runs them again. */
 const MAX_CATCH_UP_BLOCKS = 4096;
 
 export interface PrivacyConfig {
-  /** This node's privacy key: 32 bytes in base64 (Besu's --privacy-public-key-file). */
+  /** This node's privacy public key: 32 bytes in base64 (Besu's --privacy-public-key-file). */
   publicKey: string;
+  /** Its X25519 private half (Tessera's key file): proves the key to peers and opens payloads. */
+  privateKey: Uint8Array;
   /** Signs every privacy marker transaction (else a random key per marker). */
   markerSigningKey?: Uint8Array;
+  /** Planted defect, for the tests that show the key proof matters: peers' claimed keys are taken unproven. */
+  plantSkipKeyProof?: boolean;
+}
+
+export interface PrivacyPorts {
+  transport: Transport;
+  common: Common;
+  random: Random;
+  /** Where groups, payloads and private states persist (absent: memory only). */
+  store?: Store;
+  log?: Log;
+}
+
+/** What `start` needs of the chain. */
+export interface PrivacyChainView {
+  genesisHash: Hex;
+  head(): ChainEntry;
+  canonicalAt(n: number): ChainEntry | undefined;
 }
 
 export interface PrivateReorg {
@@ -44,20 +70,71 @@ export class NodePrivacy {
   readonly ptm: PrivateTransactionManager;
   readonly peers: PtmPeers;
   readonly states: PrivateStates;
+  readonly persistence?: PrivacyStore;
+  private readonly common: Common;
+  private readonly random: Random;
   private readonly listeners: Array<(event: PrivateReorg) => void> = [];
   /** Each stored payload decoded once (the signature recovery is the costly part); null: not a private transaction. */
   private readonly decoded = new WeakMap<StoredPayload, PrivateTransaction | null>();
 
   constructor(
     readonly config: PrivacyConfig,
-    transport: Transport,
-    private readonly common: Common,
-    private readonly random: Random,
+    ports: PrivacyPorts,
   ) {
-    this.peers = new PtmPeers(transport, config.publicKey);
-    this.ptm = new PrivateTransactionManager(config.publicKey, this.peers);
+    const { transport, log } = ports;
+    this.common = ports.common;
+    this.random = ports.random;
+    const entropy = runtimeBytes(ports.random);
+    const keys = { publicKey: config.publicKey, privateKey: config.privateKey };
+    this.peers = new PtmPeers(transport, keys, entropy, {
+      skipKeyProof: config.plantSkipKeyProof === true,
+      onRefused: (peer, reason) => log?.log('warn', 'privacy: refused from peer', { peer: peer.slice(0, 16), reason }),
+    });
+    if (ports.store) this.persistence = new PrivacyStore(ports.store, (message, fields) => log?.log('warn', message, fields));
+    this.ptm = new PrivateTransactionManager(keys, this.peers, { entropy, journal: this.persistence });
     this.peers.attach(this.ptm);
-    this.states = new PrivateStates(common);
+    this.states = new PrivateStates(ports.common);
+  }
+
+  /**
+   * Puts back what the store holds (groups, payloads, the private states of the last persisted
+   * head) and runs the private transactions of the stored canonical blocks after it, so a restarted
+   * member answers at once for what it ran before. Without a usable marker: from the genesis.
+   */
+  async start(chain: PrivacyChainView): Promise<void> {
+    this.states.markBase(chain.genesisHash);
+    const store = this.persistence;
+    if (!store) return;
+    for (const { group, pinned } of await store.loadGroups()) this.ptm.restoreGroup(group, pinned);
+    for (const p of await store.loadPayloads()) this.ptm.restorePayload(p.key, p.senderKey, p.privacyGroupId, p.envelope, p.pinned);
+    this.states.loadNodes(await store.loadTrieNodes());
+    const from = await this.resumePoint(chain);
+    const added: ChainEntry[] = [];
+    for (let n = from + 1; n <= chain.head().number; n++) {
+      const entry = chain.canonicalAt(n)!;
+      await this.states.processBlock(entry.block.header, entry.hash, entry.parentHash, this.workOf(entry));
+      added.push(entry);
+    }
+    await this.persist(chain.head(), added, []);
+  }
+
+  /** The number of the stored block the private states resume after (0: the genesis). */
+  private async resumePoint(chain: PrivacyChainView): Promise<number> {
+    const store = this.persistence!;
+    const head = await store.loadHead();
+    const entry = head && chain.canonicalAt(head.number);
+    if (!head || !entry || entry.hash !== head.hash || !this.states.whole(head.roots.values())) return 0;
+    this.states.restoreAt(head.hash, head.roots, (await store.receiptsOf(head.hash, decodePrivateTransaction)) ?? []);
+    store.resumeFrom(head.roots);
+    return head.number;
+  }
+
+  /** The private receipt of the marker `commitmentHash` in the canonical block `entry` (from memory, else the store). */
+  async receiptAt(entry: ChainEntry, commitmentHash: Hex): Promise<PrivateReceipt | undefined> {
+    const r = this.states.receipt(commitmentHash);
+    if (r && r.blockHash === entry.hash) return r;
+    const stored = (await this.persistence?.receiptsOf(entry.hash, decodePrivateTransaction)) ?? [];
+    return stored.find((x) => x.commitmentHash === commitmentHash.toLowerCase());
   }
 
   onPeerConnected(peer: PeerId): void {
@@ -82,9 +159,10 @@ export class NodePrivacy {
   }
 
   /**
-   * Runs the private transactions of the blocks a head change made canonical, in order. A block
-   * whose parent's private states are unknown here (after a restart: they live in memory) gets its
-   * missing ancestors run first, from the genesis or the last `MAX_CATCH_UP_BLOCKS` blocks.
+   * Runs the private transactions of the blocks a head change made canonical, in order, and
+   * persists the new head's private states. A block whose parent's private states are unknown here
+   * (never processed, or evicted) gets its missing ancestors run first, from the genesis or the
+   * last `MAX_CATCH_UP_BLOCKS` blocks.
    */
   async onReorg(reorg: ReorgEvent, genesisHash: Hex, entryOf: (hash: Hex) => ChainEntry | undefined = () => undefined): Promise<void> {
     this.states.markBase(genesisHash);
@@ -94,10 +172,14 @@ export class NodePrivacy {
       if (r && r.blockHash === e.hash) removed.push(r);
     }
     const added: PrivateReceipt[] = [];
+    const ran: ChainEntry[] = [];
     for (const e of reorg.added) {
-      if (!this.states.has(e.parentHash)) await this.catchUp(e, entryOf);
+      if (!this.states.has(e.parentHash)) ran.push(...(await this.catchUp(e, entryOf)));
       added.push(...(await this.states.processBlock(e.block.header, e.hash, e.parentHash, this.workOf(e))));
+      ran.push(e);
     }
+    const head = reorg.added.at(-1);
+    if (head) await this.persist(head, ran, reorg.removed);
     if (removed.length === 0 && added.length === 0) return;
     for (const l of this.listeners) {
       try {
@@ -108,7 +190,16 @@ export class NodePrivacy {
     }
   }
 
-  private async catchUp(entry: ChainEntry, entryOf: (hash: Hex) => ChainEntry | undefined): Promise<void> {
+  /** The private states at `head` and the receipts of the blocks that became canonical, in one write. */
+  private async persist(head: ChainEntry, added: readonly ChainEntry[], removed: readonly ChainEntry[]): Promise<void> {
+    const roots = this.states.rootsAt(head.hash);
+    if (!this.persistence || !roots) return;
+    const blocks: BlockReceipts[] = added.map((e) => ({ hash: e.hash, receipts: this.states.receiptsAt(e.hash) ?? [] }));
+    await this.persistence.flush({ number: head.number, hash: head.hash }, roots, (root, base) => this.states.nodesNewSince(root, base), blocks, removed.map((e) => e.hash));
+  }
+
+  /** Runs the missing ancestors of `entry`; returns them, oldest first. */
+  private async catchUp(entry: ChainEntry, entryOf: (hash: Hex) => ChainEntry | undefined): Promise<ChainEntry[]> {
     const missing: ChainEntry[] = [];
     let parent = entryOf(entry.parentHash);
     while (parent && !this.states.has(parent.hash) && missing.length < MAX_CATCH_UP_BLOCKS) {
@@ -119,6 +210,7 @@ export class NodePrivacy {
     if (oldest && !this.states.has(oldest.parentHash)) this.states.markBase(oldest.parentHash);
     if (!oldest && !this.states.has(entry.parentHash)) this.states.markBase(entry.parentHash);
     for (const e of missing.reverse()) await this.states.processBlock(e.block.header, e.hash, e.parentHash, this.workOf(e));
+    return missing;
   }
 
   /** The markers of a block whose payload this node holds, decoded. */
@@ -167,9 +259,19 @@ export class NodePrivacy {
   }
 
   private randomKey(): Uint8Array {
-    const key = new Uint8Array(32);
-    for (let i = 0; i < 32; i++) key[i] = this.random.int(256);
+    const key = runtimeBytes(this.random)(32);
     key[0] = (key[0]! % 0x7f) + 1; // below the curve order, never zero
     return key;
   }
+}
+
+/** Bytes from the runtime's randomness (OS randomness live, the seeded source in the simulator). */
+export function runtimeBytes(random: Random): RandomBytes {
+  const bytes = (random as { bytes?: (n: number) => Uint8Array }).bytes;
+  if (typeof bytes === 'function') return (n) => bytes.call(random, n);
+  return (n) => {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = random.int(256);
+    return out;
+  };
 }

@@ -2,7 +2,8 @@
 import { SIM_START_TIME_MS, World } from '../../sim/world.ts';
 import { buildSimGenesis } from '../../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, validatorKeys } from '../../sim/keys.ts';
-import { privacyKeyOf } from '../../sim/privacy-run.ts';
+import { privacyKeyOf, privacyPrivateKeyOf } from '../../sim/privacy-run.ts';
+import type { PrivacyConfig } from './node-privacy.ts';
 
 export { STORED_TOPIC, storageContractInitCode } from '../../sim/privacy-run.ts';
 
@@ -11,7 +12,12 @@ export function privacyKey(i: number): string {
   return privacyKeyOf(`v${i}`);
 }
 
-export async function privacyWorld(): Promise<World> {
+/** The privacy config of node v<i> in `privacyWorld` (v0..v2; v3 runs without privacy). */
+export function privacyConfig(i: number): PrivacyConfig | undefined {
+  return i < 3 ? { publicKey: privacyKey(i), privateKey: privacyPrivateKeyOf(`v${i}`), markerSigningKey: BESU_TEST_ACCOUNTS[i]!.privateKey } : undefined;
+}
+
+export async function privacyWorld(configOf: (i: number) => PrivacyConfig | undefined = privacyConfig): Promise<World> {
   const keys = validatorKeys(4);
   const genesis = buildSimGenesis({ validators: keys.map((k) => k.address), startTimeSeconds: SIM_START_TIME_MS / 1000, blockPeriodSeconds: 1 });
   const world = new World({
@@ -20,7 +26,7 @@ export async function privacyWorld(): Promise<World> {
     nodes: keys.map((key, i) => ({
       name: `v${i}`,
       key,
-      privacy: i < 3 ? { publicKey: privacyKey(i), markerSigningKey: BESU_TEST_ACCOUNTS[i]!.privateKey } : undefined,
+      privacy: configOf(i),
     })),
   });
   await world.startAll();

@@ -11,7 +11,8 @@
  * reorganization runs the new branch's private transactions on the right states, and a block that
  * becomes canonical again gets its receipts back. A block whose parent was not processed here is
  * refused (never run on a guessed state). Bounded: the last `maxBlocks` blocks and the last
- * `maxReceipts` markers.
+ * `maxReceipts` markers. The node persists the states of each new head (privacy-store.ts) and, after
+ * a restart, resumes from them (`restoreAt`).
  */
 import { createBlockHeader, Block, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -20,7 +21,7 @@ import { Account, KECCAK256_RLP, createAddressFromString } from '@ethereumjs/uti
 import { createVM, type VM } from '@ethereumjs/vm';
 import { Mutex } from '../collections/mutex.ts';
 import { equalBytes, type Hex } from '../crypto/bytes.ts';
-import { TrieNodeStore } from '../execution/state-db.ts';
+import { TrieNodeStore, type NewNodes } from '../execution/state-db.ts';
 import { intrinsicGas } from '../execution/intrinsic-gas.ts';
 import { decodingCommon } from '../chain/decoding-common.ts';
 import { stateManagerOn, warmCallParties, withNodeCrypto } from '../execution/vm-state.ts';
@@ -125,6 +126,37 @@ export class PrivateStates {
   /** Whether a block's private states are known here. */
   has(blockHash: Hex): boolean {
     return this.rootsAtBlock.has(blockHash);
+  }
+
+  /** Every group's root after `blockHash` (groups without a private transaction yet are absent). */
+  rootsAt(blockHash: Hex): GroupRoots | undefined {
+    return this.rootsAtBlock.get(blockHash);
+  }
+
+  /** The private receipts of a block processed here. */
+  receiptsAt(blockHash: Hex): readonly PrivateReceipt[] | undefined {
+    return this.receiptsAtBlock.get(blockHash);
+  }
+
+  /** The trie nodes a copy holding `base` lacks for `root` (what persistence writes). */
+  nodesNewSince(root: Uint8Array, base?: Uint8Array): NewNodes {
+    return this.store.nodesNewSince(root, base);
+  }
+
+  /** Puts persisted trie nodes back. */
+  loadNodes(entries: Iterable<readonly [string, Uint8Array]>): void {
+    this.store.load(entries);
+  }
+
+  /** Whether every node under the roots is here. */
+  whole(roots: Iterable<Uint8Array>): boolean {
+    return this.store.reachable(roots).missing === 0;
+  }
+
+  /** After a restart: the group roots (and receipts) a persisted block left, so processing resumes from it. */
+  restoreAt(blockHash: Hex, roots: ReadonlyMap<string, Uint8Array>, receipts: PrivateReceipt[]): void {
+    this.keepRoots(blockHash, new Map(roots), receipts);
+    for (const r of receipts) this.keepReceipt(r);
   }
 
   account(root: Uint8Array, address: Hex): Promise<{ nonce: bigint; code: Uint8Array }> {

@@ -4,14 +4,23 @@
  * group. Its peers are other nodes' managers, reached through `PtmNetwork` (the node carries the
  * messages on its peer-to-peer transport, so the simulator and live nodes share this code).
  *
- * Keys and ids are base64, as Besu shows them. A payload's key is keccak256 of RLP([payload,
- * sender key, group id]); a created group's id is keccak256 of RLP([sorted members, seed]); the
- * group of an EEA transaction (privateFrom + privateFor) has Besu's id (privacy-group-id.ts).
+ * Keys and ids are base64, as Besu shows them; the group of an EEA transaction (privateFrom +
+ * privateFor) has Besu's id (privacy-group-id.ts).
  *
  * What arrives from other managers is checked, never trusted: a group's id must be the one its
  * members (and seed) give, a known group is never changed from the wire, and a payload is kept
- * only when its sender and this node are members of its group. Payloads are not encrypted: the
- * lab's manager sends them to members only, and says so.
+ * only when its sender and this node are members of its group, it opens with this node's key, and
+ * its key is the one its ciphertext gives.
+ *
+ * Payloads travel and rest encrypted as Tessera's did (ptm-crypto.ts): each member gets the
+ * ciphertext and the master key boxed to its own key; this node keeps its own envelope (the
+ * sender's included) and the plaintext in memory only. A payload's key is keccak256 of
+ * RLP([cipherText, cipherNonce, keccak256(master key), sender key, group id]): it names the
+ * ciphertext (the marker on the public chain reveals nothing guessable about the plaintext) and
+ * commits to the master key. A created group's id is keccak256 of RLP([sorted members, seed]).
+ *
+ * What the manager keeps goes through `journal` (the node persists it: privacy-store.ts), and
+ * `restore…` puts it back after a restart.
  *
  * Bounded: at most `maxPayloadBytes` of payloads (`maxPayloadBytesPerSender` from any one other
  * key) and `maxGroups` groups; the oldest received ones go first, and what this node created or
@@ -21,6 +30,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../crypto/keccak.ts';
 import { fromBase64, toBase64 } from './private-transaction.ts';
 import { eeaPrivacyGroupId } from './privacy-group-id.ts';
+import { boxKey, boxMasterKey, encryptPayload, masterKeyCommitment, NONCE_BYTES, openEnvelope, type Envelope, type PrivacyKeyPair, type RandomBytes } from './ptm-crypto.ts';
 
 /** 'LEGACY': the group of an EEA transaction's privateFrom + privateFor; 'PANTHEON': made with priv_createPrivacyGroup. */
 export type PrivacyGroupType = 'LEGACY' | 'PANTHEON';
@@ -38,13 +48,16 @@ export interface PrivacyGroup {
 
 export interface StoredPayload {
   key: string;
+  /** The plaintext (in memory only). */
   payload: Uint8Array;
   senderKey: string;
   privacyGroupId: string;
+  /** This node's envelope: what is persisted, and what opens to `payload` with this node's key. */
+  envelope: Envelope;
 }
 
 export type PtmMessage =
-  | { kind: 'payload'; key: string; payload: Uint8Array; senderKey: string; group: PrivacyGroup }
+  | { kind: 'payload'; key: string; senderKey: string; group: PrivacyGroup; envelope: Envelope }
   | { kind: 'group'; group: PrivacyGroup }
   | { kind: 'delete-group'; privacyGroupId: string };
 
@@ -71,14 +84,30 @@ export class PtmError extends Error {
   }
 }
 
+/** Where the manager reports what it keeps and drops (the node's persistence). */
+export interface PtmJournal {
+  payloadKept(p: StoredPayload, pinned: boolean): void;
+  payloadDropped(key: string): void;
+  groupKept(g: PrivacyGroup, pinned: boolean): void;
+  groupDropped(privacyGroupId: string): void;
+}
+
+export interface PtmOptions {
+  entropy: RandomBytes;
+  limits?: Partial<PtmLimits>;
+  journal?: PtmJournal;
+}
+
 export interface PtmLimits {
   maxPayloadBytes: number;
   maxPayloadBytesPerSender: number;
   maxGroups: number;
   maxMembers: number;
+  /** Box keys kept (one X25519 each to make again). */
+  maxBoxKeys: number;
 }
 
-export const DEFAULT_PTM_LIMITS: PtmLimits = { maxPayloadBytes: 256 * 1024 * 1024, maxPayloadBytesPerSender: 32 * 1024 * 1024, maxGroups: 10_000, maxMembers: 256 };
+export const DEFAULT_PTM_LIMITS: PtmLimits = { maxPayloadBytes: 256 * 1024 * 1024, maxPayloadBytesPerSender: 32 * 1024 * 1024, maxGroups: 10_000, maxMembers: 256, maxBoxKeys: 4096 };
 
 /** The id a group's members (and seed) give it; undefined when they cannot give one. */
 export function expectedGroupId(group: Pick<PrivacyGroup, 'type' | 'members' | 'seed'>): string | undefined {
@@ -92,21 +121,28 @@ export function expectedGroupId(group: Pick<PrivacyGroup, 'type' | 'members' | '
 }
 
 export class PrivateTransactionManager {
+  readonly publicKey: string;
   private readonly payloads = new Map<string, StoredPayload>();
   private readonly groups = new Map<string, PrivacyGroup>();
   /** Groups and payloads this node made or sent: never evicted. */
   private readonly pinned = new Set<string>();
   private readonly bytesFrom = new Map<string, number>();
+  private readonly boxKeys = new Map<string, Uint8Array | undefined>();
   private payloadBytes = 0;
   private readonly limits: PtmLimits;
+  private readonly journal?: PtmJournal;
+  private readonly entropy: RandomBytes;
 
   constructor(
-    readonly publicKey: string,
+    private readonly keys: PrivacyKeyPair,
     private readonly network: PtmNetwork,
-    limits: Partial<PtmLimits> = {},
+    options: PtmOptions,
   ) {
-    if (!fromBase64(publicKey)) throw new PtmError('EnclaveDecodePublicKey', 'the privacy public key must be 32 bytes in base64');
-    this.limits = { ...DEFAULT_PTM_LIMITS, ...limits };
+    if (!fromBase64(keys.publicKey)) throw new PtmError('EnclaveDecodePublicKey', 'the privacy public key must be 32 bytes in base64');
+    this.publicKey = keys.publicKey;
+    this.limits = { ...DEFAULT_PTM_LIMITS, ...options.limits };
+    this.journal = options.journal;
+    this.entropy = options.entropy;
   }
 
   /** priv_createPrivacyGroup: a group of `members` (which must include this manager's key). */
@@ -124,8 +160,7 @@ export class PrivateTransactionManager {
   deleteGroup(privacyGroupId: string): string {
     const group = this.groups.get(privacyGroupId);
     if (!group || group.type !== 'PANTHEON') throw new PtmError('PrivacyGroupNotFound');
-    this.groups.delete(privacyGroupId);
-    this.pinned.delete(privacyGroupId);
+    this.dropGroup(privacyGroupId);
     for (const member of group.members) if (member !== this.publicKey) this.network.send(member, { kind: 'delete-group', privacyGroupId });
     return privacyGroupId;
   }
@@ -148,19 +183,24 @@ export class PrivateTransactionManager {
   }
 
   /**
-   * Stores a payload sent from this manager's key to a group and pushes it to the group's other
-   * members, who must all be reachable (Tessera refused a send to an unreachable recipient).
-   * Returns the payload's key (what the privacy marker transaction carries).
+   * Encrypts a payload from this manager's key to a group, keeps this node's envelope and pushes
+   * each other member its own; all must be reachable (Tessera refused a send to an unreachable
+   * recipient). Returns the payload's key (what the privacy marker transaction carries).
    */
   send(payload: Uint8Array, group: PrivacyGroup): string {
     if (!group.members.includes(this.publicKey)) throw new PtmError('PrivacyGroupNotFound', 'this node is not a member of the group');
-    const unreachable = group.members.filter((m) => m !== this.publicKey && !this.network.reachable(m));
+    const recipients = this.recipientsOf(group);
+    const unreachable = recipients.filter((m) => !this.network.reachable(m));
     if (unreachable.length > 0) throw new PtmError('NodeMissingPeerUrl', `no connected manager for ${unreachable.join(', ')}`);
-    const key = payloadKey(payload, this.publicKey, group.privacyGroupId);
-    this.keepPayload({ key, payload, senderKey: this.publicKey, privacyGroupId: group.privacyGroupId }, true);
-    if (!this.groups.has(group.privacyGroupId)) this.keepGroup(group, true);
-    else this.pinned.add(group.privacyGroupId);
-    for (const member of group.members) if (member !== this.publicKey) this.network.send(member, { kind: 'payload', key, payload, senderKey: this.publicKey, group });
+    const unusable = [this.publicKey, ...recipients].filter((m) => !this.boxKeyWith(m));
+    if (unusable.length > 0) throw new PtmError('EnclaveDecodePublicKey', `${unusable.join(', ')}: not a usable X25519 key`);
+    const { cipherText, cipherNonce, masterKey } = encryptPayload(payload, this.entropy);
+    const recipientNonce = this.entropy(NONCE_BYTES);
+    const envelopeFor = (member: string): Envelope => ({ cipherText, cipherNonce, recipientNonce, box: boxMasterKey(masterKey, this.boxKeyWith(member)!, recipientNonce) });
+    const key = payloadKey(cipherText, cipherNonce, masterKeyCommitment(masterKey), this.publicKey, group.privacyGroupId);
+    this.keepPayload({ key, payload, senderKey: this.publicKey, privacyGroupId: group.privacyGroupId, envelope: envelopeFor(this.publicKey) }, true);
+    this.keepGroup(group, true);
+    for (const member of recipients) this.network.send(member, { kind: 'payload', key, senderKey: this.publicKey, group, envelope: envelopeFor(member) });
     return key;
   }
 
@@ -169,28 +209,70 @@ export class PrivateTransactionManager {
     return this.payloads.get(key);
   }
 
-  /** A message from the manager of `fromKey` (as the transport vouches for it). */
-  onMessage(fromKey: string, message: PtmMessage): void {
+  /**
+   * A message from the manager of `fromKey` (as the transport vouches for it). Returns why it was
+   * refused, if it was.
+   */
+  onMessage(fromKey: string, message: PtmMessage): string | undefined {
     switch (message.kind) {
-      case 'payload': {
-        if (message.senderKey !== fromKey || payloadKey(message.payload, message.senderKey, message.group.privacyGroupId) !== message.key) return;
-        const group = this.acceptGroup(fromKey, message.group);
-        if (!group) return;
-        this.keepPayload({ key: message.key, payload: message.payload, senderKey: fromKey, privacyGroupId: group.privacyGroupId }, false);
-        return;
-      }
+      case 'payload':
+        return this.onPayload(fromKey, message);
       case 'group':
-        this.acceptGroup(fromKey, message.group);
-        return;
+        return this.acceptGroup(fromKey, message.group) ? undefined : `group ${message.group.privacyGroupId} refused (its id, its members or an existing group of that id)`;
       case 'delete-group': {
         const group = this.groups.get(message.privacyGroupId);
-        if (group && group.type === 'PANTHEON' && group.members.includes(fromKey)) {
-          this.groups.delete(message.privacyGroupId);
-          this.pinned.delete(message.privacyGroupId);
-        }
-        return;
+        if (!group || group.type !== 'PANTHEON' || !group.members.includes(fromKey)) return `delete of group ${message.privacyGroupId} refused (unknown, or ${fromKey} is not a member)`;
+        this.dropGroup(message.privacyGroupId);
+        return undefined;
       }
     }
+  }
+
+  /** A payload and its group back from the node's store (restart): undefined when it no longer opens. */
+  restorePayload(key: string, senderKey: string, privacyGroupId: string, envelope: Envelope, pinned: boolean): StoredPayload | undefined {
+    const payload = this.open(key, senderKey, privacyGroupId, envelope);
+    if (!payload) return undefined;
+    const stored = { key, payload, senderKey, privacyGroupId, envelope };
+    this.keepPayload(stored, pinned, false);
+    return stored;
+  }
+
+  restoreGroup(group: PrivacyGroup, pinned: boolean): void {
+    if (expectedGroupId(group) === group.privacyGroupId && group.members.includes(this.publicKey)) this.keepGroup(group, pinned, false);
+  }
+
+  /** The members a payload is boxed for, besides this node. */
+  private recipientsOf(group: PrivacyGroup): string[] {
+    return group.members.filter((m) => m !== this.publicKey);
+  }
+
+  private onPayload(fromKey: string, m: Extract<PtmMessage, { kind: 'payload' }>): string | undefined {
+    if (m.senderKey !== fromKey) return `payload ${m.key} names sender ${m.senderKey}, not ${fromKey} that sent it`;
+    const group = this.acceptGroup(fromKey, m.group);
+    if (!group) return `payload ${m.key} for group ${m.group.privacyGroupId}, which this node does not take from ${fromKey}`;
+    const payload = this.open(m.key, fromKey, group.privacyGroupId, m.envelope);
+    if (!payload) return `payload ${m.key} does not open with this node's key, or its key is not its ciphertext's (changed, or not for this node)`;
+    this.keepPayload({ key: m.key, payload, senderKey: fromKey, privacyGroupId: group.privacyGroupId, envelope: m.envelope }, false);
+    return undefined;
+  }
+
+  /** The plaintext when the envelope opens with this node's key and `key` is its ciphertext's. */
+  private open(key: string, senderKey: string, privacyGroupId: string, envelope: Envelope): Uint8Array | undefined {
+    const shared = this.boxKeyWith(senderKey);
+    const opened = shared && openEnvelope(envelope, shared);
+    if (!opened) return undefined;
+    const expected = payloadKey(envelope.cipherText, envelope.cipherNonce, masterKeyCommitment(opened.masterKey), senderKey, privacyGroupId);
+    return expected === key ? opened.payload : undefined;
+  }
+
+  /** The box key of this node's key and `other` (cached: each costs an X25519). */
+  private boxKeyWith(other: string): Uint8Array | undefined {
+    if (this.boxKeys.has(other)) return this.boxKeys.get(other);
+    const raw = fromBase64(other);
+    const shared = raw && boxKey(this.keys.privateKey, raw);
+    if (this.boxKeys.size >= this.limits.maxBoxKeys) this.boxKeys.delete(this.boxKeys.keys().next().value as string);
+    this.boxKeys.set(other, shared);
+    return shared;
   }
 
   /**
@@ -213,17 +295,28 @@ export class PrivateTransactionManager {
     return [...members];
   }
 
-  private keepGroup(group: PrivacyGroup, pin: boolean): void {
+  private keepGroup(group: PrivacyGroup, pin: boolean, journal = true): void {
+    const known = this.groups.has(group.privacyGroupId);
+    const newlyPinned = pin && !this.pinned.has(group.privacyGroupId);
     if (pin) this.pinned.add(group.privacyGroupId);
-    if (!this.groups.has(group.privacyGroupId) && this.groups.size >= this.limits.maxGroups) {
+    if (known && !newlyPinned) return;
+    if (!known && this.groups.size >= this.limits.maxGroups) {
       const victim = [...this.groups.keys()].find((id) => !this.pinned.has(id));
       if (victim === undefined) return;
-      this.groups.delete(victim);
+      this.dropGroup(victim);
     }
-    this.groups.set(group.privacyGroupId, group);
+    const kept = this.groups.get(group.privacyGroupId) ?? group;
+    this.groups.set(group.privacyGroupId, kept);
+    if (journal) this.journal?.groupKept(kept, this.pinned.has(group.privacyGroupId));
   }
 
-  private keepPayload(p: StoredPayload, pin: boolean): void {
+  private dropGroup(privacyGroupId: string): void {
+    this.groups.delete(privacyGroupId);
+    this.pinned.delete(privacyGroupId);
+    this.journal?.groupDropped(privacyGroupId);
+  }
+
+  private keepPayload(p: StoredPayload, pin: boolean, journal = true): void {
     if (this.payloads.has(p.key)) return;
     const size = p.payload.length;
     if (!pin) {
@@ -238,6 +331,7 @@ export class PrivateTransactionManager {
     }
     this.payloads.set(p.key, p);
     this.payloadBytes += size;
+    if (journal) this.journal?.payloadKept(p, pin);
   }
 
   private dropPayload(p: StoredPayload): void {
@@ -245,9 +339,11 @@ export class PrivateTransactionManager {
     this.payloadBytes -= p.payload.length;
     const from = this.bytesFrom.get(p.senderKey);
     if (from !== undefined) this.bytesFrom.set(p.senderKey, from - p.payload.length);
+    this.journal?.payloadDropped(p.key);
   }
 }
 
-export function payloadKey(payload: Uint8Array, senderKey: string, privacyGroupId: string): string {
-  return toBase64(keccak256(RLP.encode([payload, fromBase64(senderKey) ?? new Uint8Array(0), fromBase64(privacyGroupId) ?? new Uint8Array(0)])));
+/** keccak256 of RLP([cipherText, cipherNonce, keccak256(master key), sender key, group id]), base64. */
+export function payloadKey(cipherText: Uint8Array, cipherNonce: Uint8Array, masterKeyHash: Uint8Array, senderKey: string, privacyGroupId: string): string {
+  return toBase64(keccak256(RLP.encode([cipherText, cipherNonce, masterKeyHash, fromBase64(senderKey) ?? new Uint8Array(0), fromBase64(privacyGroupId) ?? new Uint8Array(0)])));
 }

@@ -40,6 +40,7 @@
  *   HTTP only, while qbft-lab's WebSocket and IPC servers pass 1024 (rpc-servers.ts says why).
  */
 import { RpcError, RpcErrorType, type RpcErrorTypeName } from './errors.ts';
+import { RequestAbandonedError, requestSignal } from './off-loop/request-budget.ts';
 import {
   BESU_RPC_METHODS,
   isMethodEnabled,
@@ -300,9 +301,15 @@ export class Dispatcher {
     const max = this.opts.maxBatchSize;
     if (max > 0 && batch.length > max) return this.errorResult('EXCEEDS_RPC_MAX_BATCH_SIZE', 200);
     const parts: string[] = [];
+    // A batch shares its request's budget: once it is spent, what is left is not run.
+    const signal = requestSignal();
     for (const element of batch) {
       if (!isPlainObject(element)) {
         parts.push(formatErrorType(null, 'INVALID_REQUEST'));
+        continue;
+      }
+      if (signal?.aborted) {
+        if (Object.hasOwn(element, 'id')) parts.push(formatErrorType(element.id, 'TIMEOUT_ERROR'));
         continue;
       }
       const outcome = await this.executeObject(element, ctx);
@@ -381,7 +388,7 @@ export class Dispatcher {
     }
     let result: unknown;
     const failed = (e: unknown): Outcome => {
-      if (!(e instanceof RpcError))
+      if (!(e instanceof RpcError) && !(e instanceof RequestAbandonedError))
         try {
           this.opts.onInternalError?.(spec.name, e);
         } catch {
@@ -416,6 +423,7 @@ function failure(e: unknown, id: unknown): Outcome {
     if (e.data !== undefined && e.data !== null) error.data = e.data;
     return { kind: 'error', id, error };
   }
+  if (e instanceof RequestAbandonedError) return { kind: 'error', id, error: errorOf('TIMEOUT_ERROR') };
   return { kind: 'error', id, error: errorOf('INTERNAL_ERROR') };
 }
 

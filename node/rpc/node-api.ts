@@ -34,7 +34,7 @@ import type { LogWithMeta, ReceiptWithMeta } from './formatters/receipt.ts';
 import type { BlockParam, BlockParamOrHash } from './params.ts';
 import { topicsMatch } from './params.ts';
 import { FilterManager, FILTER_EXPIRY_MS, type LogQuery } from './methods/support/filters.ts';
-import { TransactionSimulator, type SimBlock } from './methods/support/simulator.ts';
+import { TransactionSimulator, type SimBlock, type SimulatorPort } from './methods/support/simulator.ts';
 import { commonAt } from './methods/support/blob-fees.ts';
 
 export interface NodeApiOptions {
@@ -65,6 +65,12 @@ export interface NodeApiOptions {
   filterExpiryMs?: number;
   maxFilters?: number;
   maxFilterEntries?: number;
+  /**
+   * Where the EVM work of the methods runs (eth_call, estimates, proofs, traces). Default: a
+   * simulator on this thread (the simulator's world: no real threads); a live node passes its
+   * workers (off-loop/worker-simulator.ts).
+   */
+  simulator?: SimulatorPort;
 }
 
 export const QBFT_LAB_VERSION = '0.1.0';
@@ -81,8 +87,16 @@ export type TxLookup =
 
 const RECEIPT_CACHE = 256;
 
+/** The canonical (QBFT) hash of block `n`, for BLOCKHASH. */
+export function canonicalHashes(node: QbftNode): (n: bigint) => Uint8Array | undefined {
+  return (n) => {
+    const e = node.chain.canonicalAt(Number(n));
+    return e ? hexToBytes(e.hash) : undefined;
+  };
+}
+
 export class NodeApi {
-  readonly simulator: TransactionSimulator;
+  readonly simulator: SimulatorPort;
   readonly filters: FilterManager;
   readonly clientVersion: string;
   readonly networkId: bigint;
@@ -124,10 +138,7 @@ export class NodeApi {
     this.p2pPort = opts.p2pPort ?? 30303;
     this.p2pEnabled = opts.p2pEnabled ?? true;
     this.probe = node.common.copy();
-    this.simulator = new TransactionSimulator(node.common, node.engine.store, (n) => {
-      const e = node.chain.canonicalAt(Number(n));
-      return e ? hexToBytes(e.hash) : undefined;
-    });
+    this.simulator = opts.simulator ?? new TransactionSimulator(node.common, node.engine.store, canonicalHashes(node));
     const runtime = node.runtime;
     this.filters = new FilterManager(
       {

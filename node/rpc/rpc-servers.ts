@@ -23,8 +23,9 @@ export interface EndpointAuth {
 
 export interface RpcServersOptions {
   registry: MethodRegistry;
-  http?: { host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number; auth?: EndpointAuth };
-  ws?: { host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; auth?: EndpointAuth };
+  /** `timeoutMs`: a request's whole time (--Xhttp-timeout-seconds); `requestTimeoutMs`: a WebSocket request's (--Xws-timeout-seconds). */
+  http?: { host: string; port: number; apis: string[]; corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number; maxActiveConnections: number; timeoutMs?: number; auth?: EndpointAuth };
+  ws?: { host: string; port: number; apis: string[]; maxFrameSize: number; maxActiveConnections: number; requestTimeoutMs?: number; auth?: EndpointAuth };
   ipc?: { path: string; apis: string[] };
   hostAllowlist: string[];
   health: HealthSource;

@@ -1,7 +1,12 @@
 import test from 'ava';
-import { bytesToHex } from '../crypto/bytes.ts';
+import { connect, type Socket } from 'node:net';
+import { bytesToHex, hexToBytes } from '../crypto/bytes.ts';
+import { DisconnectReason } from '../p2p/rlpx/disconnect-reasons.ts';
+import { MAX_FRAME_SIZE_FIELD } from '../p2p/rlpx/frame-codec.ts';
+import { decodeDisconnect, P2pCode } from '../p2p/rlpx/p2p-messages.ts';
+import { RawPeer } from '../p2p/rlpx/rlpx-test-kit.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
-import { RlpxTransport } from './live-rlpx-transport.ts';
+import { RlpxTransport, type RlpxTransportOptions } from './live-rlpx-transport.ts';
 import type { PeerId, WireMessage } from './ports.ts';
 
 const key = (n: number): Uint8Array => {
@@ -18,7 +23,7 @@ interface Seen {
 
 type TransportLog = NonNullable<ConstructorParameters<typeof RlpxTransport>[0]['log']>;
 
-async function start(n: number, opts: { maintained?: string[]; maxPeers?: number; log?: TransportLog; nodePermissioning?: ConstructorParameters<typeof RlpxTransport>[0]['nodePermissioning'] } = {}): Promise<{ t: RlpxTransport; seen: Seen }> {
+async function start(n: number, opts: Omit<Partial<RlpxTransportOptions>, 'nodeKey'> & { log?: TransportLog } = {}): Promise<{ t: RlpxTransport; seen: Seen }> {
   const t = new RlpxTransport({ nodeKey: key(n), listenHost: '127.0.0.1', listenPort: 0, advertisedHost: '127.0.0.1', clientId: `test/${n}`, redialIntervalMs: 100, ...opts });
   const seen: Seen = { events: [], messages: [] };
   t.setHandlers({
@@ -190,5 +195,151 @@ test('nodes allowlist: a peer off the list is refused after its Hello and never 
     t.false(a.t.peerInfo(outsider.t.localId)?.inbound);
   } finally {
     await Promise.all([a.t.close(), outsider.t.close(), member.t.close()]);
+  }
+});
+
+function tcp(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** A scripted peer that dialled `to` and finished auth/ack; it has not sent Hello yet. */
+async function rawInbound(to: RlpxTransport, n: number): Promise<RawPeer> {
+  const raw = new RawPeer(await tcp(to.port), key(n));
+  await raw.initiate(hexToBytes(`0x${to.localId}`));
+  return raw;
+}
+
+/** The raw peer's Hello; from then on what it receives is Snappy-compressed. */
+function sendHello(raw: RawPeer): void {
+  raw.sendHello();
+  raw.snappy = true;
+}
+
+function disconnectReason(raw: RawPeer): number | undefined {
+  const frame = raw.frames.find((f) => f.messageId === P2pCode.Disconnect);
+  return frame && decodeDisconnect(frame.data);
+}
+
+async function within<T>(promise: Promise<T>, what: string, boundMs = 20_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs} ms`)), boundMs)));
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('at most maxPendingInbound connections wait in the handshake; one more is closed before any byte is read', async (t) => {
+  const a = await start(40, { maxPendingInbound: 3 });
+  const b = await start(41);
+  const sockets: Socket[] = [];
+  try {
+    let closedByNode = 0;
+    for (let i = 0; i < 5; i++) {
+      const socket = await tcp(a.t.port);
+      socket.on('error', () => {});
+      socket.once('close', () => closedByNode++);
+      sockets.push(socket);
+    }
+    await until(() => a.t.stats.pendingRefused === 2 && closedByNode === 2, 20_000);
+    t.is(a.t.stats.accepted, 3);
+    t.is(a.t.pendingHandshakes, 3);
+    // A pending connection that goes frees its place.
+    const open = sockets.filter((s) => !s.destroyed && s.readyState === 'open');
+    t.is(open.length, 3);
+    open[0]!.destroy();
+    await until(() => a.t.pendingHandshakes === 2, 20_000);
+    sockets.push(await tcp(a.t.port));
+    await until(() => a.t.stats.accepted === 4 && a.t.pendingHandshakes === 3, 20_000);
+    // A connection that completes its Hello leaves the count.
+    for (const s of sockets) s.destroy();
+    await until(() => a.t.pendingHandshakes === 0, 20_000);
+    b.t.connectTo(a.t.enode());
+    await until(() => a.t.peers().length === 1, 20_000);
+    t.is(a.t.pendingHandshakes, 0);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await Promise.all([a.t.close(), b.t.close()]);
+  }
+});
+
+test('30 connections declaring 16 MiB frames before Hello are each dropped at the header and leave nothing buffered', async (t) => {
+  // A long handshake timeout: only the frame cap can drop them within the bound below.
+  const a = await start(42, { handshakeTimeoutMs: 600_000 });
+  try {
+    const raws = await Promise.all(Array.from({ length: 30 }, (_, i) => rawInbound(a.t, 100 + i)));
+    for (const raw of raws) raw.sendFrameHeader(MAX_FRAME_SIZE_FIELD, 256 * 1024);
+    await within(Promise.all(raws.map((raw) => raw.closed)), 'all 30 connections dropped');
+    await until(() => a.t.pendingHandshakes === 0, 20_000);
+    t.is(a.t.bufferedBytes(), 0);
+    t.deepEqual(a.t.peers(), []);
+    t.true(raws.every((raw) => disconnectReason(raw) === undefined), 'dropped without Disconnect, as Besu');
+  } finally {
+    await a.t.close();
+  }
+});
+
+test('inbound share (60% of --max-peers 5 = 3): inbound peers may fill free slots; at full an outbound peer displaces an inbound one with TOO_MANY_PEERS', async (t) => {
+  const a = await start(43, { maxPeers: 5, maxRemotelyInitiatedPeers: 3, pingIntervalMs: 600_000 });
+  const outbound = await Promise.all([start(44), start(45), start(46)]);
+  const raws: RawPeer[] = [];
+  try {
+    for (let i = 0; i < 5; i++) {
+      const raw = await rawInbound(a.t, 60 + i);
+      sendHello(raw);
+      raws.push(raw);
+      await until(() => a.t.peers().length === i + 1, 20_000);
+    }
+    // All slots taken: a sixth inbound peer is refused after its Hello.
+    const sixth = await rawInbound(a.t, 70);
+    sendHello(sixth);
+    await within(sixth.closed, 'the sixth inbound peer refused');
+    t.is(disconnectReason(sixth), DisconnectReason.TOO_MANY_PEERS);
+    // Five inbound is more than the share of three: an outbound peer still gets in, twice.
+    for (const [i, peer] of outbound.slice(0, 2).entries()) {
+      a.t.connectTo(peer.t.enode());
+      await until(() => a.t.peers().includes(peer.t.localId) && raws.filter((r) => disconnectReason(r) !== undefined).length === i + 1, 20_000);
+    }
+    const displaced = raws.filter((r) => disconnectReason(r) !== undefined);
+    t.deepEqual(displaced.map(disconnectReason), [DisconnectReason.TOO_MANY_PEERS, DisconnectReason.TOO_MANY_PEERS]);
+    await until(() => a.t.peers().length === 5, 20_000);
+    t.is(a.t.peers().filter((p) => a.t.peerInfo(p)?.inbound).length, 3);
+    t.is(a.t.stats.displaced, 2);
+    // Three inbound is the share: at full, a third discovered peer is not dialled.
+    const dialled = a.t.stats.dialled;
+    a.t.connectTo(outbound[2]!.t.enode());
+    t.is(a.t.stats.dialled, dialled);
+  } finally {
+    for (const raw of raws) raw.socket.destroy();
+    await Promise.all([a.t.close(), ...outbound.map((o) => o.t.close())]);
+  }
+});
+
+test('without the inbound share (--remote-connections-limit-enabled=false) a full node dials nobody new, but a maintained peer displaces an inbound one', async (t) => {
+  const a = await start(47, { maxPeers: 2, maxRemotelyInitiatedPeers: 2, pingIntervalMs: 600_000 });
+  const b = await start(48);
+  const c = await start(49);
+  const raws: RawPeer[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const raw = await rawInbound(a.t, 80 + i);
+      sendHello(raw);
+      raws.push(raw);
+      await until(() => a.t.peers().length === i + 1, 20_000);
+    }
+    const dialled = a.t.stats.dialled;
+    a.t.connectTo(b.t.enode());
+    t.is(a.t.stats.dialled, dialled, 'full, and no share to reclaim');
+    a.t.addPeer(c.t.enode());
+    await until(() => a.t.peers().includes(c.t.localId) && raws.some((r) => disconnectReason(r) !== undefined), 20_000);
+    t.is(raws.map(disconnectReason).filter((r) => r !== undefined)[0], DisconnectReason.TOO_MANY_PEERS);
+    await until(() => a.t.peers().length === 2, 20_000);
+  } finally {
+    for (const raw of raws) raw.socket.destroy();
+    await Promise.all([a.t.close(), b.t.close(), c.t.close()]);
   }
 });

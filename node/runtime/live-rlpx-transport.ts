@@ -8,7 +8,26 @@
  *   every `redialIntervalMs` while not connected; discovered peers are dialled once when found.
  * - One connection per peer: when both sides dial each other at once, both keep the connection
  *   dialled by the node with the smaller id and close the other with ALREADY_CONNECTED (0x05).
- * - Beyond `maxPeers`, a new peer that is not maintained is refused with TOO_MANY_PEERS (0x04).
+ * - Peer slots, as Besu's EthPeers (addPeerToEthPeers): beyond `maxPeers`, a new peer that is not
+ *   maintained is refused with TOO_MANY_PEERS (0x04). Besu's inbound share
+ *   (`maxRemotelyInitiatedPeers`, from --remote-connections-max-percentage) does not refuse an
+ *   inbound peer while slots are free; it acts when all slots are taken: then a peer we dialled is
+ *   still admitted if more than the share of non-maintained peers are inbound, and one of those
+ *   inbound peers is disconnected with TOO_MANY_PEERS to make room. A maintained peer (Besu's
+ *   PeerPrivileges: static nodes and admin_addPeer) is never refused and never counted in the
+ *   share; arriving when all slots are taken it displaces a non-maintained peer (an inbound one
+ *   while the share is exceeded). Besu picks the least useful peer by reputation and chain height;
+ *   this transport keeps neither, so the newest candidate goes.
+ * - Discovered peers are dialled while slots are free, as Besu, and also while the inbound share is
+ *   exceeded: Besu's dials at full slots happen anyway (DefaultP2PNetwork dials three candidates per
+ *   free slot and retries discovered peers), while this transport dials a discovered peer once, so
+ *   without this the share would never be reclaimed.
+ * - Connections before Hello: at most `maxPendingInbound` inbound ones (default max(2 x maxPeers,
+ *   10)); a TCP connection beyond it is closed at once, before any byte is read. Besu has no such
+ *   bound, only its 10 s handshake timeout (NettyConnectionInitializer.TIMEOUT_SECONDS); the
+ *   default mirrors how Besu's EthPeers bounds connections past Hello but before Status
+ *   (max(2 x maxPeers, INCOMPLETE_CONNECTIONS_CAP_FLOOR = 10)). Each holds at most about 128 KiB
+ *   (rlpx-connection.ts), so the pending ones hold at most a few MiB.
  * - `disconnect(peer, 'subprotocol-triggered')` sends Disconnect SUBPROTOCOL_TRIGGERED (0x10), as
  *   Besu does to a peer on another network. A maintained peer is still re-dialled (and dropped
  *   again if it is still on another network).
@@ -32,12 +51,13 @@ import type { PeerDirectory } from '../rpc/methods/admin-miner.ts';
 import { DisconnectReason } from '../p2p/rlpx/disconnect-reasons.ts';
 import { enodeUrl, parseEnodeUrl, type Enode } from '../p2p/rlpx/enode.ts';
 import { nodeIdFromPrivateKey } from '../p2p/rlpx/node-identity.ts';
-import { ETH_68, ISTANBUL_100, PTM_1 } from '../p2p/rlpx/capabilities.ts';
+import { ETH_68, ISTANBUL_100, PTM_2 } from '../p2p/rlpx/capabilities.ts';
 import { RlpxConnection, type RlpxCapability, type RlpxClose, type RlpxReady } from '../p2p/rlpx/rlpx-connection.ts';
 import type { PeerDisconnectReason, PeerId, TimerHandle, Timers, Transport, TransportHandlers, WireMessage } from './ports.ts';
 import { LiveTimers } from './live-timers.ts';
 import { listenOn } from '../rpc/transports/listen.ts';
 import type { NodePermissioning, PeerEndpoint } from '../permissioning/node-allowlist.ts';
+import { DEFAULT_REMOTE_CONNECTIONS_MAX_PERCENTAGE, maxRemotelyInitiatedPeers } from '../p2p/peer-limits.ts';
 
 /** The listener name in bind errors (config-error.ts maps it to --p2p-port). */
 export const P2P_LISTENER = 'P2P';
@@ -45,7 +65,7 @@ export const P2P_LISTENER = 'P2P';
 export interface RlpxTransportOptions {
   /** The node key (32-byte secp256k1 private key). */
   nodeKey: Uint8Array;
-  /** Offer ptm/1 too: the node runs a private transaction manager (--privacy-enabled). */
+  /** Offer ptm/2 too: the node runs a private transaction manager (--privacy-enabled). */
   privacy?: boolean;
   /** Address listened on (--p2p-interface). */
   listenHost: string;
@@ -56,6 +76,10 @@ export interface RlpxTransportOptions {
   clientId: string;
   /** --max-peers. Default 25. */
   maxPeers?: number;
+  /** How many non-maintained inbound peers may hold slots once all are taken (peer-limits.ts). Default: 60% of maxPeers. */
+  maxRemotelyInitiatedPeers?: number;
+  /** Inbound connections still in the handshake (before Hello). Default max(2 x maxPeers, 10). */
+  maxPendingInbound?: number;
   /** enode URLs kept connected. */
   maintained?: readonly string[];
   /** Default 5 s. */
@@ -106,7 +130,7 @@ const CAPABILITIES: readonly RlpxCapability[] = [
   { ...ISTANBUL_100, name: 'istanbul' },
 ];
 /** qbft-lab's own, for privacy-enabled nodes (private transaction managers); Besu peers never share it. */
-const PRIVACY_CAPABILITIES: readonly RlpxCapability[] = [...CAPABILITIES, { ...PTM_1, name: 'ptm' }];
+const PRIVACY_CAPABILITIES: readonly RlpxCapability[] = [...CAPABILITIES, { ...PTM_2, name: 'ptm' }];
 
 export class RlpxTransport implements Transport, PeerDirectory {
   readonly localId: PeerId;
@@ -116,6 +140,8 @@ export class RlpxTransport implements Transport, PeerDirectory {
   private readonly byAddress = new Map<string, PeerId>();
   /** Connections not ready yet, and all live ones (closed on close()). */
   private readonly connections = new Set<RlpxConnection>();
+  /** Inbound connections whose handshake (Hello included) is not over. */
+  private readonly pendingInbound = new Set<RlpxConnection>();
   /** The peer a ready connection stands for, while it is the peer's current one. */
   private readonly idByConn = new Map<RlpxConnection, PeerId>();
   private readonly maintained = new Map<PeerId, Enode>();
@@ -129,7 +155,7 @@ export class RlpxTransport implements Transport, PeerDirectory {
   private boundPort = 0;
   private redialTimer: TimerHandle | undefined;
   private closed = false;
-  readonly stats = { dialled: 0, accepted: 0, refused: 0, notPermitted: 0, droppedMessages: 0, unsendable: 0 };
+  readonly stats = { dialled: 0, accepted: 0, refused: 0, displaced: 0, pendingRefused: 0, notPermitted: 0, droppedMessages: 0, unsendable: 0 };
   private readonly unsubscribePermissioning: (() => void) | undefined;
 
   constructor(private readonly opts: RlpxTransportOptions) {
@@ -212,7 +238,7 @@ export class RlpxTransport implements Transport, PeerDirectory {
   connectTo(url: string): void {
     const enode = parseEnodeUrl(url);
     const id = bytesToHex(enode.nodeId).slice(2);
-    if (this.connected.size >= this.maxPeers() && !this.maintained.has(id)) return;
+    if (this.slotsFull() && !this.maintained.has(id) && !this.inboundShareExceeded()) return;
     this.dial(id, enode);
   }
 
@@ -232,6 +258,67 @@ export class RlpxTransport implements Transport, PeerDirectory {
 
   private maxPeers(): number {
     return this.opts.maxPeers ?? 25;
+  }
+
+  private maxInboundPeers(): number {
+    return this.opts.maxRemotelyInitiatedPeers ?? maxRemotelyInitiatedPeers(this.maxPeers(), { enabled: true, maxPercentage: DEFAULT_REMOTE_CONNECTIONS_MAX_PERCENTAGE });
+  }
+
+  private maxPendingInbound(): number {
+    return this.opts.maxPendingInbound ?? Math.max(2 * this.maxPeers(), 10);
+  }
+
+  /** Peers holding a slot: connected and not being disconnected. */
+  private slotHolders(): Array<[PeerId, Peer]> {
+    return [...this.connected].filter(([, peer]) => !peer.conn.isClosed);
+  }
+
+  private slotsFull(): boolean {
+    return this.slotHolders().length >= this.maxPeers();
+  }
+
+  /** Besu's EthPeers.inboundInitiatedConnectionLimitExceeded: more non-maintained inbound peers than the share. */
+  private inboundShareExceeded(): boolean {
+    if (this.maxInboundPeers() >= this.maxPeers()) return false;
+    const inbound = this.slotHolders().filter(([id, peer]) => peer.info.inbound && !this.maintained.has(id));
+    return inbound.length > this.maxInboundPeers();
+  }
+
+  /**
+   * Whether a new peer may take a slot (Besu's EthPeers.addPeerToEthPeers); when all are taken and
+   * it may, the peer it displaces is disconnected with TOO_MANY_PEERS.
+   */
+  private admit(id: PeerId, inbound: boolean): boolean {
+    if (!this.slotsFull()) return true;
+    const maintained = this.maintained.has(id);
+    const shareExceeded = this.inboundShareExceeded();
+    if (!maintained && !(shareExceeded && !inbound)) return false;
+    const displaced = this.displaceable(shareExceeded);
+    if (displaced !== undefined) {
+      this.stats.displaced++;
+      this.opts.log?.('debug', 'peer displaced to free a slot', { peer: displaced[0].slice(0, 16), for: id.slice(0, 16) });
+      displaced[1].conn.disconnect(DisconnectReason.TOO_MANY_PEERS, 'slot given to a maintained or outbound peer');
+    }
+    return true;
+  }
+
+  /** The newest non-maintained peer (inbound, when the inbound share is exceeded and one is there). */
+  private displaceable(inboundFirst: boolean): [PeerId, Peer] | undefined {
+    const candidates = this.slotHolders().filter(([id]) => !this.maintained.has(id));
+    const inbound = candidates.filter(([, peer]) => peer.info.inbound);
+    return (inboundFirst && inbound.length > 0 ? inbound : candidates).at(-1);
+  }
+
+  /** Received bytes held by all connections (handshakes and partial frames). */
+  bufferedBytes(): number {
+    let total = 0;
+    for (const conn of this.connections) total += conn.bufferedBytes;
+    return total;
+  }
+
+  /** Inbound connections still in their handshake. */
+  get pendingHandshakes(): number {
+    return this.pendingInbound.size;
   }
 
   private maintain(url: string): boolean {
@@ -280,8 +367,17 @@ export class RlpxTransport implements Transport, PeerDirectory {
 
   private accept(socket: Socket): void {
     if (this.closed) return void socket.destroy();
+    if (this.pendingInbound.size >= this.maxPendingInbound()) {
+      this.stats.pendingRefused++;
+      this.opts.log?.('debug', 'inbound connection refused: too many handshakes in progress', { address: socket.remoteAddress, pending: this.pendingInbound.size });
+      return void socket.destroy();
+    }
     this.stats.accepted++;
-    this.open(socket, 'recipient');
+    const conn = this.open(socket, 'recipient');
+    this.pendingInbound.add(conn);
+    const settled = (): void => void this.pendingInbound.delete(conn);
+    conn.once('ready', settled);
+    conn.once('close', settled);
   }
 
   /** `dialled`: the enode dialled (initiator only). */
@@ -327,7 +423,7 @@ export class RlpxTransport implements Transport, PeerDirectory {
       this.connected.delete(id);
       this.idByConn.delete(existing.conn);
       existing.conn.disconnect(DisconnectReason.ALREADY_CONNECTED);
-    } else if (this.connected.size >= this.maxPeers() && !this.maintained.has(id)) {
+    } else if (!this.admit(id, role === 'recipient')) {
       this.stats.refused++;
       return void conn.disconnect(DisconnectReason.TOO_MANY_PEERS);
     }

@@ -38,6 +38,8 @@ export interface IoResult {
 const GETH_ONLY = 'a geth method Besu does not have either (-32601 Method not found, as Besu answers)';
 const BLOCK_REQUIRED = "Besu requires the block parameter (-32602); geth defaults it to latest";
 const TOTAL_DIFFICULTY = 'Besu still reports totalDifficulty; geth dropped it after the merge';
+const REVERT_MESSAGE = 'Besu words a reverted call\'s error "Execution reverted" (with the decoded reason in parentheses); geth "execution reverted"';
+const HALT_MESSAGE = 'Besu words a halted call\'s error with its ExceptionalHaltReason description ("Out of gas"); geth "out of gas"';
 
 /** Cases where qbft-lab follows Besu, which answers otherwise than the geth recording. */
 export const KNOWN_DIFFERENCES: Record<string, string> = {
@@ -66,6 +68,11 @@ export const KNOWN_DIFFERENCES: Record<string, string> = {
   'debug_traceBlockByHash/trace-genesis': 'Besu has no parent state to trace the genesis block from and answers null; geth an error',
   'debug_traceBlockByNumber/trace-genesis': 'Besu has no parent state to trace the genesis block from and answers null; geth an error',
   'debug_traceBlockByNumber/trace-block-invalid-number': 'Besu reads the number as a decimal block number (Long.decode) and traces that block',
+  'eth_simulateV1/ethSimulate-eth-send-should-not-produce-logs-on-revert': REVERT_MESSAGE,
+  'eth_simulateV1/ethSimulate-eth-send-should-produce-no-logs-on-forward-revert': REVERT_MESSAGE,
+  'eth_simulateV1/ethSimulate-fee-recipient-receiving-funds': REVERT_MESSAGE,
+  'eth_simulateV1/ethSimulate-run-out-of-gas-in-block-38015': HALT_MESSAGE,
+  'eth_simulateV1/ethSimulate-use-as-many-features-as-possible': HALT_MESSAGE,
 };
 
 /** Parses one .io file: `//` comments, then `>>` request and `<<` response lines (one pair here). */
@@ -128,9 +135,12 @@ export async function startHiveChainNode(): Promise<LiveNode> {
   const lines: string[] = [];
   const code = await blocksImportCommand(['--genesis-file', genesis, '--data-path', dataPath, '--from', join(HIVE_DIR, 'chain.rlp')], (t) => lines.push(t));
   if (code !== 0) throw new Error(`blocks import failed: ${lines.join('\n')}`);
+  // The cases were recorded from geth, whose RPC gas cap is 50,000,000 (Besu's default is 100,000,000):
+  // eth_simulateV1 gives a call without `gas` the cap, which its transaction hash and block hash carry.
   const opts = parseNodeOptions([
     '--genesis-file', genesis, '--data-path', dataPath,
     '--rpc-http-enabled', '--rpc-http-port', '0', '--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TXPOOL',
+    '--rpc-gas-cap', '50000000',
   ]);
   return startLiveNode(opts, { rpc: { networkId: opts.networkId }, p2pEnabled: false });
 }

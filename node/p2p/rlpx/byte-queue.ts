@@ -8,10 +8,15 @@ export class ByteQueue {
   private headOffset = 0;
   private total = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private maxBytes: number) {}
 
   get length(): number {
     return this.total;
+  }
+
+  /** Changes the hard stop for later pushes (bytes already queued stay). */
+  setMaxBytes(maxBytes: number): void {
+    this.maxBytes = maxBytes;
   }
 
   push(chunk: Uint8Array): void {

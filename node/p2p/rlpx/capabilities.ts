@@ -26,8 +26,8 @@ export const ETH_68 = { name: 'eth', version: 68, messageCount: 17 } as const sa
 /** Besu's istanbul/100, which carries QBFT: its messages are codes 0x12-0x15 within it. */
 export const ISTANBUL_100 = { name: 'istanbul', version: 100, messageCount: 22 } as const satisfies LocalCapability;
 
-/** qbft-lab's private transaction managers' messages (node/privacy/ptm-wire.ts): codes 0x00-0x03. */
-export const PTM_1 = { name: 'ptm', version: 1, messageCount: 4 } as const satisfies LocalCapability;
+/** qbft-lab's private transaction managers' messages (node/privacy/ptm-wire.ts): codes 0x00-0x04. */
+export const PTM_2 = { name: 'ptm', version: 2, messageCount: 5 } as const satisfies LocalCapability;
 
 export function negotiateCapabilities(local: readonly LocalCapability[], remote: readonly Capability[]): SharedCapability[] {
   const best = new Map<string, LocalCapability>();

@@ -3,7 +3,7 @@ import { MAC as EthereumjsMac } from '@ethereumjs/devp2p';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createDecipheriv } from 'node:crypto';
 import { hexToBytes } from '../../crypto/bytes.ts';
-import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder, FrameEncoder, FramingError } from './frame-codec.ts';
+import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder, FrameEncoder, FrameTooLargeError, FramingError, MAX_FRAME_SIZE_FIELD } from './frame-codec.ts';
 import { FrameMac } from './frame-mac.ts';
 import { nodeIdFromPrivateKey } from './node-identity.ts';
 import { deriveSessionSecrets, type SessionSecrets } from './session-secrets.ts';
@@ -126,4 +126,43 @@ test('one large chunk holding many frames is decoded without exceeding the buffe
   }
   t.true(all.length > 3 * 1024 * 1024);
   t.is(dec.push(all).length, 3000);
+});
+
+test('a header declaring a frame over the limit throws FrameTooLargeError with nothing of its body buffered', (t) => {
+  const { a, b } = vectorSessions();
+  const header = new FrameEncoder(a).encodeHeader(MAX_FRAME_SIZE_FIELD);
+  const dec = new FrameDecoder(b, { maxFrameBytes: 2049 });
+  const err = t.throws(() => dec.push(header), { instanceOf: FrameTooLargeError });
+  t.like(err, { frameBytes: MAX_FRAME_SIZE_FIELD, limitBytes: 2049 });
+  t.is(dec.bufferedBytes, 0);
+});
+
+test('a declared 16 MiB - 1 frame followed by 1 MiB in one chunk stops the decoder after its first 64 KiB piece', (t) => {
+  const { a, b } = vectorSessions();
+  const header = new FrameEncoder(a).encodeHeader(MAX_FRAME_SIZE_FIELD);
+  const chunk = new Uint8Array(header.length + 1024 * 1024);
+  chunk.set(header);
+  const dec = new FrameDecoder(b, { maxFrameBytes: 2049 });
+  t.throws(() => dec.push(chunk), { instanceOf: FrameTooLargeError });
+  t.true(dec.bufferedBytes < 64 * 1024, `${dec.bufferedBytes} bytes held`);
+});
+
+test('decode() hands out one frame at a time, so a limit raised after a frame applies to the next header', (t) => {
+  const { a, b } = vectorSessions();
+  const enc = new FrameEncoder(a);
+  const small = enc.encode(payload(100, 1));
+  const large = enc.encode(payload(10_000, 2));
+  const both = new Uint8Array(small.length + large.length);
+  both.set(small);
+  both.set(large, small.length);
+  const lazy = new FrameDecoder(b, { maxFrameBytes: 2049 });
+  const got: number[] = [];
+  for (const frame of lazy.decode(both)) {
+    got.push(frame.length);
+    lazy.setMaxFrameBytes(DEFAULT_MAX_FRAME_BYTES);
+  }
+  t.deepEqual(got, [100, 10_000]);
+  // push() reads every header of the chunk before any frame is looked at: the limit has not risen yet.
+  const { b: b2 } = vectorSessions();
+  t.throws(() => new FrameDecoder(b2, { maxFrameBytes: 2049 }).push(both), { instanceOf: FrameTooLargeError });
 });

@@ -31,6 +31,17 @@ export class FramingError extends Error {
   }
 }
 
+/** A header declared a frame over the decoder's limit; nothing of its body was buffered. */
+export class FrameTooLargeError extends FramingError {
+  constructor(
+    readonly frameBytes: number,
+    readonly limitBytes: number,
+  ) {
+    super(`frame of ${frameBytes} bytes exceeds the limit of ${limitBytes}`);
+    this.name = 'FrameTooLargeError';
+  }
+}
+
 function padded16(n: number): number {
   return (n + 15) & ~15;
 }
@@ -51,19 +62,24 @@ export class FrameEncoder {
   /** Frames, encrypts and authenticates one frame-data (message id || message data). */
   encode(frameData: Uint8Array): Uint8Array {
     if (frameData.length === 0) throw new FramingError('frame data is empty');
-    if (frameData.length > MAX_FRAME_SIZE_FIELD) throw new FramingError(`frame of ${frameData.length} bytes exceeds the 24-bit size field`);
-    const header = new Uint8Array(HEADER_BYTES);
-    header[0] = frameData.length >>> 16;
-    header[1] = (frameData.length >>> 8) & 0xff;
-    header[2] = frameData.length & 0xff;
-    header.set(HEADER_DATA, 3);
-    const headerCiphertext = new Uint8Array(this.aes.update(header));
-    const headerMac = this.mac.updateHeader(headerCiphertext);
+    const header = this.encodeHeader(frameData.length);
     const body = new Uint8Array(padded16(frameData.length));
     body.set(frameData);
     const bodyCiphertext = new Uint8Array(this.aes.update(body));
     const frameMac = this.mac.updateFrame(bodyCiphertext);
-    return concatBytes(headerCiphertext, headerMac, bodyCiphertext, frameMac);
+    return concatBytes(header, bodyCiphertext, frameMac);
+  }
+
+  /** header-ciphertext || header-mac for a frame of `frameSize` bytes; its body must follow. */
+  encodeHeader(frameSize: number): Uint8Array {
+    if (frameSize > MAX_FRAME_SIZE_FIELD) throw new FramingError(`frame of ${frameSize} bytes exceeds the 24-bit size field`);
+    const header = new Uint8Array(HEADER_BYTES);
+    header[0] = frameSize >>> 16;
+    header[1] = (frameSize >>> 8) & 0xff;
+    header[2] = frameSize & 0xff;
+    header.set(HEADER_DATA, 3);
+    const headerCiphertext = new Uint8Array(this.aes.update(header));
+    return concatBytes(headerCiphertext, this.mac.updateHeader(headerCiphertext));
   }
 }
 
@@ -72,11 +88,16 @@ export interface FrameDecoderOptions {
   maxFrameBytes?: number;
 }
 
+/** What the decoder may hold: one whole frame of the largest size plus one fed piece. */
+function bufferLimitBytes(maxFrameBytes: number): number {
+  return HEADER_WITH_MAC_BYTES + padded16(maxFrameBytes) + MAC_BYTES + FEED_BYTES;
+}
+
 export class FrameDecoder {
   private readonly aes: Decipher;
   private readonly mac: FrameMac;
   private readonly queue: ByteQueue;
-  private readonly maxFrameBytes: number;
+  private maxFrameBytes: number;
   /** frame-size of the header already read, while its body is awaited. */
   private pendingFrameSize: number | undefined;
   private failed = false;
@@ -85,24 +106,38 @@ export class FrameDecoder {
     this.maxFrameBytes = Math.min(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_SIZE_FIELD);
     this.aes = createDecipheriv('aes-256-ctr', secrets.aesSecret, zeroIv());
     this.mac = new FrameMac(secrets.ingressMac, secrets.macSecret);
-    // push() feeds at most FEED_BYTES past what the current frame needs, so this never overflows.
-    this.queue = new ByteQueue(HEADER_WITH_MAC_BYTES + padded16(this.maxFrameBytes) + MAC_BYTES + FEED_BYTES);
+    // decode() feeds at most FEED_BYTES past what the current frame needs, so this never overflows.
+    this.queue = new ByteQueue(bufferLimitBytes(this.maxFrameBytes));
   }
 
   /**
-   * Consumes received bytes and returns the frame-data of every frame they complete (possibly none).
-   * Throws FramingError on a bad MAC, an oversize or empty frame, or too much buffered data; the
-   * decoder is then unusable, as its cipher and MAC states no longer line up with the peer's.
+   * Sets the largest frame-size accepted from the next header on. Frames are handed out one at a
+   * time by decode(), so a limit changed while handling one frame applies to the very next.
    */
+  setMaxFrameBytes(maxFrameBytes: number): void {
+    this.maxFrameBytes = Math.min(maxFrameBytes, MAX_FRAME_SIZE_FIELD);
+    this.queue.setMaxBytes(Math.max(bufferLimitBytes(this.maxFrameBytes), this.queue.length));
+  }
+
+  /** Consumes received bytes and returns the frame-data of every frame they complete (possibly none). */
   push(chunk: Uint8Array): Uint8Array[] {
+    return [...this.decode(chunk)];
+  }
+
+  /**
+   * Consumes received bytes, yielding the frame-data of each frame they complete as soon as it is
+   * complete; the next header is read only when the next frame is asked for.
+   * Throws FramingError on a bad MAC, an oversize (FrameTooLargeError) or empty frame, or too much
+   * buffered data; the decoder is then unusable, as its cipher and MAC states no longer line up
+   * with the peer's.
+   */
+  *decode(chunk: Uint8Array): Generator<Uint8Array, void, undefined> {
     if (this.failed) throw new FramingError('frame decoder already failed');
     try {
-      const frames: Uint8Array[] = [];
       for (let offset = 0; offset < chunk.length; offset += FEED_BYTES) {
         this.queue.push(chunk.subarray(offset, offset + FEED_BYTES));
-        frames.push(...this.drain());
+        for (let frame = this.nextFrame(); frame !== undefined; frame = this.nextFrame()) yield frame;
       }
-      return frames;
     } catch (e) {
       this.failed = true;
       if (e instanceof FramingError) throw e;
@@ -115,18 +150,16 @@ export class FrameDecoder {
     return this.queue.length;
   }
 
-  private drain(): Uint8Array[] {
-    const frames: Uint8Array[] = [];
-    for (;;) {
-      if (this.pendingFrameSize === undefined) {
-        if (this.queue.length < HEADER_WITH_MAC_BYTES) return frames;
-        this.pendingFrameSize = this.readHeader(this.queue.take(HEADER_WITH_MAC_BYTES));
-      }
-      const bodyBytes = padded16(this.pendingFrameSize) + MAC_BYTES;
-      if (this.queue.length < bodyBytes) return frames;
-      frames.push(this.readBody(this.queue.take(bodyBytes), this.pendingFrameSize));
-      this.pendingFrameSize = undefined;
+  private nextFrame(): Uint8Array | undefined {
+    if (this.pendingFrameSize === undefined) {
+      if (this.queue.length < HEADER_WITH_MAC_BYTES) return undefined;
+      this.pendingFrameSize = this.readHeader(this.queue.take(HEADER_WITH_MAC_BYTES));
     }
+    const frameSize = this.pendingFrameSize;
+    const bodyBytes = padded16(frameSize) + MAC_BYTES;
+    if (this.queue.length < bodyBytes) return undefined;
+    this.pendingFrameSize = undefined;
+    return this.readBody(this.queue.take(bodyBytes), frameSize);
   }
 
   private readHeader(bytes: Uint8Array): number {
@@ -137,7 +170,7 @@ export class FrameDecoder {
     // header-data ([capability-id, context-id]) is unused by every current client and ignored here.
     const frameSize = (header[0] << 16) | (header[1] << 8) | header[2];
     if (frameSize === 0) throw new FramingError('frame with size 0 has no message id');
-    if (frameSize > this.maxFrameBytes) throw new FramingError(`frame of ${frameSize} bytes exceeds the limit of ${this.maxFrameBytes}`);
+    if (frameSize > this.maxFrameBytes) throw new FrameTooLargeError(frameSize, this.maxFrameBytes);
     return frameSize;
   }
 

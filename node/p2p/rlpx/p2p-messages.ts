@@ -30,7 +30,8 @@ export interface Hello {
   nodeId: Uint8Array;
 }
 
-const MAX_HELLO_BYTES = 64 * 1024;
+/** Besu drops a peer whose Hello message data is larger (DeFramer.MAX_HELLO_MESSAGE_SIZE = 2 * 1024). */
+export const MAX_HELLO_DATA_BYTES = 2 * 1024;
 const MAX_CAPABILITY_NAME_BYTES = 32;
 
 export function encodeHello(hello: Hello): Uint8Array {
@@ -46,7 +47,7 @@ export function encodeHello(hello: Hello): Uint8Array {
 /** Decodes Hello message data; throws WireFormatError on a malformed one. */
 export function decodeHello(data: Uint8Array): Hello {
   // A Hello may be followed by nothing else in its frame, but a future version may append list items.
-  const items = asList(decodeRlp(data, MAX_HELLO_BYTES, 'hello'), 'hello', 5);
+  const items = asList(decodeRlp(data, MAX_HELLO_DATA_BYTES, 'hello'), 'hello', 5);
   const caps = asList(items[2], 'hello capabilities').map((c: RlpValue, i): Capability => {
     const pair = asList(c, `hello capability ${i}`, 2);
     return {

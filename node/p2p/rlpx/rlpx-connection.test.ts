@@ -4,8 +4,9 @@ import { Duplex } from 'node:stream';
 import { ETH_68, ISTANBUL_100 } from './capabilities.ts';
 import { DisconnectReason } from './disconnect-reasons.ts';
 import { nodeIdFromPrivateKey } from './node-identity.ts';
-import { decodeDisconnect, EMPTY_LIST, P2pCode } from './p2p-messages.ts';
-import { RlpxConnection, type RlpxClose, type RlpxConnectionOptions, type RlpxReady } from './rlpx-connection.ts';
+import { MAX_FRAME_SIZE_FIELD } from './frame-codec.ts';
+import { decodeDisconnect, EMPTY_LIST, encodeHello, MAX_HELLO_DATA_BYTES, P2pCode } from './p2p-messages.ts';
+import { MAX_FRAME_BYTES_BEFORE_HELLO, RlpxConnection, type RlpxClose, type RlpxConnectionOptions, type RlpxReady } from './rlpx-connection.ts';
 import { duplexPair, key, ManualTimers, RawPeer, socketPair } from './rlpx-test-kit.ts';
 import type { WireMessage } from '../../runtime/ports.ts';
 
@@ -336,4 +337,99 @@ test('constructor rejects bad keys and a missing remote id', (t) => {
   t.throws(() => new RlpxConnection({ ...base, socket, role: 'initiator', nodeKey: keyA }), { message: /remoteNodeId/ });
   t.throws(() => new RlpxConnection({ ...base, socket, role: 'recipient', nodeKey: new Uint8Array(32) }), { message: /nodeKey/ });
   t.throws(() => new RlpxConnection({ ...base, socket, role: 'recipient', nodeKey: keyA, capabilities: [] }));
+});
+
+/** Resolves with `promise`, or fails the test once a generous bound has passed without it. */
+async function within<T>(promise: Promise<T>, what: string, boundMs = 20_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs} ms`)), boundMs)));
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for `condition`, failing once a generous bound has passed without it. */
+async function until(condition: () => boolean, what: string, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${boundMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Hello message data of exactly `bytes` bytes, by padding the client id. */
+function helloOfSize(raw: RawPeer, bytes: number): Uint8Array {
+  const hello = (clientId: string) => encodeHello({ protocolVersion: 5, clientId, capabilities: [{ name: 'istanbul', version: 100 }], listenPort: 0, nodeId: raw.nodeId });
+  const overhead = hello('').length + 3;
+  const data = hello('x'.repeat(bytes - overhead));
+  if (data.length !== bytes) throw new Error(`could not build a Hello of ${bytes} bytes (got ${data.length})`);
+  return data;
+}
+
+test('before Hello, a header declaring a 16 MiB frame closes the socket at once: no Disconnect, none of its body buffered', async (t) => {
+  const { conn, raw, pair, closing } = await rawDialsUs({ handshakeTimeoutMs: 120_000 });
+  t.teardown(pair.close);
+  raw.sendFrameHeader(MAX_FRAME_SIZE_FIELD, 1024 * 1024);
+  const info = await within(closing, 'the connection closing on the oversize header');
+  t.like(info, { reason: DisconnectReason.BREACH_OF_PROTOCOL, initiatedBy: 'local', wasReady: false });
+  t.regex(info.detail, /before Hello.*16777215 bytes exceeds the limit of 2049/);
+  await raw.closed;
+  t.false(raw.frames.some((f) => f.messageId === P2pCode.Disconnect), 'Besu sends no Disconnect here either');
+  t.is(conn.bufferedBytes, 0);
+});
+
+test('a Hello of 2048 bytes (Besu\'s limit) is read, and a 100 KiB message in the same write after it too', async (t) => {
+  const { conn, raw, pair } = await rawDialsUs();
+  t.teardown(pair.close);
+  const isReady = ready(conn);
+  const got = nextMessage(conn);
+  const data = new Uint8Array(randomBytes(100 * 1024));
+  const hello = raw.frameBytes(P2pCode.Hello, helloOfSize(raw, MAX_HELLO_DATA_BYTES));
+  const message = raw.frameBytes(0x10 + 0x12, data, true);
+  const both = new Uint8Array(hello.length + message.length);
+  both.set(hello);
+  both.set(message, hello.length);
+  raw.socket.write(both);
+  t.true((await isReady).remoteHello.clientId.length > 1900);
+  t.deepEqual(await got, { protocol: 'istanbul', code: 0x12, data });
+  t.is(MAX_FRAME_BYTES_BEFORE_HELLO, 2049);
+});
+
+test('a Hello of 2049 bytes closes the socket without Disconnect, as Besu', async (t) => {
+  const { raw, pair, closing } = await rawDialsUs();
+  t.teardown(pair.close);
+  raw.sendFrame(P2pCode.Hello, helloOfSize(raw, MAX_HELLO_DATA_BYTES + 1));
+  const info = await within(closing, 'the connection closing on the oversize Hello');
+  t.like(info, { reason: DisconnectReason.BREACH_OF_PROTOCOL, initiatedBy: 'local', wasReady: false });
+  await raw.closed;
+  t.false(raw.frames.some((f) => f.messageId === P2pCode.Disconnect));
+});
+
+test('a closed connection holds none of the bytes it had buffered: a partial frame after Hello', async (t) => {
+  const { conn, raw, pair, closing } = await rawDialsUs();
+  t.teardown(pair.close);
+  const isReady = ready(conn);
+  raw.sendHello();
+  await isReady;
+  raw.sendFrameHeader(1024 * 1024, 500 * 1024);
+  await until(() => conn.bufferedBytes >= 500 * 1024, 'the partial frame being buffered');
+  conn.disconnect(DisconnectReason.CLIENT_QUITTING);
+  await closing;
+  t.is(conn.bufferedBytes, 0);
+});
+
+test('a closed connection holds none of the bytes it had buffered: a partial auth', async (t) => {
+  const timers = new ManualTimers();
+  const pair = await socketPair();
+  t.teardown(pair.close);
+  const conn = new RlpxConnection({ ...base, socket: pair.server, role: 'recipient', nodeKey: keyB, timers, handshakeTimeoutMs: 5000 });
+  const closing = closed(conn);
+  // An EIP-8 size prefix of 60,000 bytes and only part of the packet.
+  pair.client.write(Uint8Array.of(0xea, 0x60, ...randomBytes(30_000)));
+  await until(() => conn.bufferedBytes === 30_002, 'the partial auth being buffered');
+  timers.advance(5000);
+  t.like(await closing, { reason: DisconnectReason.TIMEOUT, wasReady: false });
+  t.is(conn.bufferedBytes, 0);
 });

@@ -37,10 +37,14 @@
  * socket (no frame keys exist yet to send a Disconnect with). An exception thrown by a 'ready' or
  * 'message' listener disconnects with SUBPROTOCOL_TRIGGERED (0x10).
  *
- * Bounds: received bytes are buffered up to one frame (maxMessageBytes, default 16 MiB) plus 64 KiB;
- * decompressed data is capped at maxMessageBytes, checked before decompressing; when the socket's
- * write buffer would exceed maxWriteBufferBytes (default 32 MiB) the socket is destroyed with
- * TCP_SUBSYSTEM_ERROR (0x01), since a Disconnect could not get through either.
+ * Bounds: until the peer's Hello is read a frame may be no larger than a Hello can be (1 + 2048
+ * bytes, Besu's DeFramer limit); a header declaring more closes the socket at once, without a
+ * Disconnect (as Besu) and before any of the frame's body is buffered. After Hello received bytes
+ * are buffered up to one frame (maxMessageBytes, default 16 MiB) plus 64 KiB; decompressed data is
+ * capped at maxMessageBytes, checked before decompressing. A handshake packet is buffered up to its
+ * 16-bit size prefix plus 64 KiB. Every receive buffer is dropped when the connection closes. When
+ * the socket's write buffer would exceed maxWriteBufferBytes (default 32 MiB) the socket is
+ * destroyed with TCP_SUBSYSTEM_ERROR (0x01), since a Disconnect could not get through either.
  *
  * 'close' carries initiatedBy 'local' when this side decided to close (it sent, or would have sent,
  * a Disconnect) and 'remote' when the peer sent Disconnect or the stream ended or failed.
@@ -60,7 +64,7 @@ import {
   type SharedCapability,
 } from './capabilities.ts';
 import { describeDisconnectReason, DisconnectReason, type DisconnectReasonCode } from './disconnect-reasons.ts';
-import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder, FrameEncoder, MAX_FRAME_SIZE_FIELD } from './frame-codec.ts';
+import { DEFAULT_MAX_FRAME_BYTES, FrameDecoder, FrameEncoder, FrameTooLargeError, MAX_FRAME_SIZE_FIELD } from './frame-codec.ts';
 import {
   encodeAckPacket,
   encodeAuthPacket,
@@ -83,6 +87,7 @@ import {
   encodeDisconnect,
   encodeFrameData,
   encodeHello,
+  MAX_HELLO_DATA_BYTES,
   P2P_VERSION,
   P2pCode,
   SNAPPY_P2P_VERSION,
@@ -152,6 +157,8 @@ type State = 'awaiting-auth' | 'awaiting-ack' | 'awaiting-hello' | 'ready' | 'cl
 /** Peers at p2p version 4 (EIP-8) and 5 (Snappy) are served; older ones predate 2015. */
 const MIN_REMOTE_P2P_VERSION = 4;
 const HANDSHAKE_FEED_BYTES = 64 * 1024;
+/** Until the peer's Hello is read, a frame may hold no more than a Hello: its 1-byte message id and data. */
+export const MAX_FRAME_BYTES_BEFORE_HELLO = 1 + MAX_HELLO_DATA_BYTES;
 const DEFAULTS = {
   handshakeTimeoutMs: 10_000,
   pingIntervalMs: 15_000,
@@ -241,6 +248,11 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
 
   get sharedCapabilities(): readonly SharedCapability[] {
     return this.shared;
+  }
+
+  /** Received bytes held while waiting for the rest of a handshake packet or frame. */
+  get bufferedBytes(): number {
+    return (this.handshakeQueue?.length ?? 0) + (this.decoder?.bufferedBytes ?? 0);
   }
 
   /**
@@ -352,7 +364,7 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
 
   private startFraming(secrets: ReturnType<typeof deriveSessionSecrets>): void {
     this.encoder = new FrameEncoder(secrets);
-    this.decoder = new FrameDecoder(secrets, { maxFrameBytes: this.limits.maxMessageBytes });
+    this.decoder = new FrameDecoder(secrets, { maxFrameBytes: MAX_FRAME_BYTES_BEFORE_HELLO });
     this.state = 'awaiting-hello';
     const hello: Hello = {
       protocolVersion: P2P_VERSION,
@@ -372,9 +384,10 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
       let frameBytes: Uint8Array | undefined = chunk;
       if (this.state === 'awaiting-auth' || this.state === 'awaiting-ack') frameBytes = this.feedHandshake(chunk);
       if (frameBytes === undefined || frameBytes.length === 0 || this.isClosed) return;
-      for (const frame of this.decoder!.push(frameBytes)) {
-        if (this.isClosed) return;
+      for (const frame of this.decoder!.decode(frameBytes)) {
         this.onFrame(frame);
+        // Leaving the loop stops the decoder: nothing more is read from a closed connection.
+        if (this.isClosed) return;
       }
     } catch (e) {
       this.onInputError(e);
@@ -383,6 +396,10 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
 
   private onInputError(e: unknown): void {
     const message = e instanceof Error ? e.message : String(e);
+    // Besu closes without a Disconnect on an oversize frame before Hello (DeFramer); the socket goes
+    // at once, so no more of what the peer sends is read.
+    if (e instanceof FrameTooLargeError && this.state === 'awaiting-hello')
+      return this.closeWithoutDisconnect(DisconnectReason.BREACH_OF_PROTOCOL, 'local', `frame before Hello: ${message}`);
     const what = e instanceof HandshakeError || this.encoder === undefined ? 'handshake failed' : 'invalid input from peer';
     this.closeLocally(DisconnectReason.BREACH_OF_PROTOCOL, `${what}: ${message}`);
   }
@@ -436,6 +453,7 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
     this.shared = shared;
     this.state = 'ready';
     this.wasReady = true;
+    this.decoder!.setMaxFrameBytes(this.limits.maxMessageBytes);
     this.cancelTimer('handshakeTimer');
     this.schedulePing();
     this.emitFromListener('ready', { remoteNodeId: this.remoteId!, remoteHello: hello, sharedCapabilities: shared, snappy: this.snappy });
@@ -452,10 +470,7 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
     }
     // Some peers send it uncompressed (e.g. before they saw our Hello).
     reason ??= decodeDisconnect(data);
-    this.recordClose(reason, 'remote', `peer disconnected: ${describeDisconnectReason(reason)}`);
-    this.state = 'closing';
-    this.stopTimers();
-    this.socket.destroy();
+    this.closeWithoutDisconnect(reason, 'remote', `peer disconnected: ${describeDisconnectReason(reason)}`);
   }
 
   private emitFromListener<E extends 'ready' | 'message'>(event: E, ...args: RlpxConnectionEvents[E]): void {
@@ -481,14 +496,11 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
   private write(bytes: Uint8Array): boolean {
     if (this.socket.destroyed) return false;
     if (this.socket.writableLength + bytes.length > this.limits.maxWriteBufferBytes) {
-      this.recordClose(
+      this.closeWithoutDisconnect(
         DisconnectReason.TCP_SUBSYSTEM_ERROR,
         'local',
         `write buffer of ${this.socket.writableLength} bytes would exceed ${this.limits.maxWriteBufferBytes}: peer is not reading`,
       );
-      this.state = 'closing';
-      this.stopTimers();
-      this.socket.destroy();
       return false;
     }
     this.socket.write(bytes);
@@ -515,9 +527,11 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
 
   private closeLocally(reason: DisconnectReasonCode, detail: string): void {
     if (this.isClosed) return;
+    // No frame keys yet, so no Disconnect could be sent: nothing to wait for.
+    if (this.encoder === undefined) return this.closeWithoutDisconnect(reason, 'local', detail);
     this.recordClose(reason, 'local', detail);
     this.stopTimers();
-    if (this.encoder !== undefined && !this.socket.destroyed) {
+    if (!this.socket.destroyed) {
       try {
         this.sendMessage(P2pCode.Disconnect, encodeDisconnect(reason));
       } catch {
@@ -525,12 +539,8 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
       }
     }
     this.state = 'closing';
+    this.releaseBuffers();
     if (this.socket.destroyed) return;
-    if (this.encoder === undefined) {
-      // No frame keys yet, so no Disconnect could be sent: nothing to wait for.
-      this.socket.destroy();
-      return;
-    }
     this.socket.end();
     this.graceTimer = this.timers.setTimer(this.limits.disconnectGraceMs, () => {
       this.graceTimer = undefined;
@@ -540,10 +550,23 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
 
   private onRemoteEnd(): void {
     if (this.isClosed) return;
-    this.recordClose(undefined, 'remote', 'peer closed the connection without Disconnect');
+    this.closeWithoutDisconnect(undefined, 'remote', 'peer closed the connection without Disconnect');
+  }
+
+  private closeWithoutDisconnect(reason: DisconnectReasonCode | undefined, initiatedBy: 'local' | 'remote', detail: string): void {
+    this.recordClose(reason, initiatedBy, detail);
     this.state = 'closing';
     this.stopTimers();
+    this.releaseBuffers();
     this.socket.destroy();
+  }
+
+  /** Drops every buffer of received bytes and the session state, so a closed connection holds none. */
+  private releaseBuffers(): void {
+    this.handshakeQueue = undefined;
+    this.decoder = undefined;
+    this.encoder = undefined;
+    this.sentAuth = undefined;
   }
 
   private onSocketError(e: Error): void {
@@ -555,6 +578,7 @@ export class RlpxConnection extends EventEmitter<RlpxConnectionEvents> {
     this.state = 'closed';
     this.stopTimers();
     this.cancelTimer('graceTimer');
+    this.releaseBuffers();
     this.recordClose(undefined, 'remote', 'connection closed');
     const info = this.closeInfo!;
     this.emit('close', { ...info, reasonText: describeDisconnectReason(info.reason), wasReady: this.wasReady });

@@ -230,6 +230,14 @@ export class RawPeer {
     this.socket.write(this.encoder!.encode(frameData));
   }
 
+  /** Sends a frame header declaring `frameSize` bytes, followed in the same write by `followingBytes` zero bytes. */
+  sendFrameHeader(frameSize: number, followingBytes = 0): void {
+    const header = this.encoder!.encodeHeader(frameSize);
+    const bytes = new Uint8Array(header.length + followingBytes);
+    bytes.set(header);
+    this.socket.write(bytes);
+  }
+
   sendFrame(messageId: number, data: Uint8Array, compress = false): void {
     this.socket.write(this.frameBytes(messageId, data, compress));
   }

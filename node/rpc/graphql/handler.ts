@@ -6,7 +6,8 @@
  * application/json {query, variables, operationName}; any other POST content type is the raw query
  * (application/graphql). Other methods: 405. Status: 200 when the result has no errors, 400 when it
  * has some (syntax, validation, variables, complexity, execution; the body keeps `data` when
- * execution ran); 400 for an undecodable JSON body.
+ * execution ran); 400 for an undecodable JSON body. Beyond Besu: a mutation over GET is refused
+ * with 405 (mutationOverGet).
  *
  * The request runs graphql-java's stages in its order, with its error shapes (validation.ts):
  * parse -> validate -> variable coercion -> query complexity (Besu: at most 200) -> execution.
@@ -48,6 +49,7 @@ import {
   type GraphQLSchema,
   type NamedTypeNode,
   type NameNode,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type Token,
   type TypeNode,
@@ -403,6 +405,19 @@ function failed(errors: JavaError[]): GraphqlResponse {
   return respond(400, { errors });
 }
 
+/**
+ * A mutation chosen by a GET is refused before it runs. Besu runs it (GraphQLHttpService reads
+ * GET's query parameter and executes whatever operation it names), so a page the operator opens
+ * could send transactions with a plain link or image, which carry no Origin for the CORS check.
+ * The status is the GraphQL-over-HTTP spec's for this case, 405 with Allow: POST; the body is
+ * a graphql-java error.
+ */
+function mutationOverGet(operation: OperationDefinitionNode): GraphqlResponse {
+  const error: JavaError = { message: 'Mutations are not allowed over GET: send them with POST', extensions: { classification: 'OperationNotSupported' } };
+  if (operation.loc) error.locations = [{ line: operation.loc.startToken.line, column: operation.loc.startToken.column }];
+  return { ...respond(405, { errors: [error] }), headers: { Allow: 'POST' } };
+}
+
 export function createGraphqlHandler(api: NodeApi, opts: GraphqlHandlerOptions = {}): (request: GraphqlRequest) => Promise<GraphqlResponse> {
   const schema = buildEthSchema();
   const resolvers = buildResolvers(api);
@@ -450,6 +465,7 @@ export function createGraphqlHandler(api: NodeApi, opts: GraphqlHandlerOptions =
       const message = operationName ? `Unknown operation named '${operationName}'.` : 'Must provide operation name if query contains multiple operations.';
       return failed([{ message, extensions: { classification: 'ValidationError' } }]);
     }
+    if (request.method === 'GET' && operation.operation === 'mutation') return mutationOverGet(operation);
     const badVariable = checkVariables(schema, operation, variables);
     if (badVariable) return failed([badVariable]);
     const complexity = queryComplexity(schema, doc, operation, coercedVariables(schema, operation, variables));

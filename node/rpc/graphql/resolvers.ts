@@ -56,6 +56,7 @@ import { RpcError } from '../errors.ts';
 import type { LogWithMeta, ReceiptWithMeta } from '../formatters/receipt.ts';
 import { accessListResult } from '../formatters/transaction.ts';
 import { CALL_PARAMS, type CallRequest, type SimBlock } from '../methods/support/simulator.ts';
+import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 import type { NodeApi } from '../node-api.ts';
 import type { TopicFilter } from '../params.ts';
 
@@ -237,7 +238,8 @@ export function buildResolvers(api: NodeApi): Record<string, Record<string, Reso
     let outcome;
     try {
       outcome = await api.simulator.simulate(block, req, gas, { params: CALL_PARAMS.exceedingBalance, chainId: api.chainId });
-    } catch {
+    } catch (e) {
+      if (e instanceof RequestAbandonedError) throw e;
       return undefined;
     }
     if (outcome.kind === 'invalid') return { data: '0x', gasUsed: gas + 1n, status: 0n };

@@ -29,6 +29,7 @@ import {
   type CallObject,
 } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
+import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 import { CALL_PARAMS, PrecompileOverrideError, type CallRequest, type SimBlock, type SimOutcome, type StateOverride, type ValidationParams } from './support/simulator.ts';
 
 const MIN_TX_COST = 21_000n;
@@ -116,6 +117,7 @@ async function run(
     return await api.simulator.simulate(block, req, gas, { params, chainId: api.chainId, ...extra });
   } catch (err) {
     if (err instanceof PrecompileOverrideError) throw new RpcError(-32000, err.message);
+    if (err instanceof RequestAbandonedError || err instanceof RpcError) throw err;
     return undefined;
   }
 }

@@ -9,6 +9,7 @@ import { debugMethods } from './debug.ts';
 import { debugRawMethods } from './debug-raw.ts';
 import { ethBlockMethods } from './eth-blocks.ts';
 import { ethExecMethods } from './eth-exec.ts';
+import { ethSimulateMethods } from './eth-simulate.ts';
 import { ethFeeMethods } from './eth-fees.ts';
 import { ethLogMethods } from './eth-logs.ts';
 import { ethMiscMethods } from './eth-misc.ts';
@@ -34,6 +35,7 @@ export function ethMethods(api: NodeApi): RpcMethodSpec[] {
     ...ethTransactionMethods(api),
     ...ethStateMethods(api),
     ...ethExecMethods(api),
+    ...ethSimulateMethods(api),
     ...ethFeeMethods(api),
     ...ethLogMethods(api),
     ...ethMiscMethods(api),

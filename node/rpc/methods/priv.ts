@@ -235,7 +235,8 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
   const findMarker = (p: NodePrivacy, hash: Hex) => {
     const found = api.minedTransaction(hash);
     if (!found) return undefined;
-    return p.workOf(found.entry).find((w) => w.commitmentHash === hash);
+    const work = p.workOf(found.entry).find((w) => w.commitmentHash === hash);
+    return work && { work, entry: found.entry };
   };
 
   const specs: Array<Omit<RpcMethodSpec, 'group'> & { group?: RpcMethodSpec['group'] }> = [
@@ -311,12 +312,12 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
     },
     {
       name: 'priv_getTransactionReceipt',
-      handler: (params) => {
+      handler: async (params) => {
         const p = privacy();
         const hash = parseHash32(params[0], 'INVALID_TRANSACTION_HASH_PARAMS');
-        const work = findMarker(p, hash);
-        if (!work) return null;
-        const r = p.states.receipt(hash);
+        const marker = findMarker(p, hash);
+        if (!marker) return null;
+        const r = await p.receiptAt(marker.entry, hash);
         return r ? receiptResult(r) : null;
       },
     },
@@ -325,8 +326,8 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
       handler: (params) => {
         const p = privacy();
         const hash = parseHash32(params[0], 'INVALID_TRANSACTION_HASH_PARAMS');
-        const work = findMarker(p, hash);
-        return work ? privateTransactionResult(work.tx, work.privacyGroupId) : null;
+        const marker = findMarker(p, hash);
+        return marker ? privateTransactionResult(marker.work.tx, marker.work.privacyGroupId) : null;
       },
     },
     {
@@ -479,7 +480,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
   ];
 
   /** As eth_getLogs: a range past the head or wider than --rpc-max-logs-range is refused. */
-  function logsInRange(p: NodePrivacy, g: PrivacyGroup, f: FilterObject): PrivateLogResult[] {
+  async function logsInRange(p: NodePrivacy, g: PrivacyGroup, f: FilterObject): Promise<PrivateLogResult[]> {
     const entries = f.blockHash !== undefined ? [api.byHash(f.blockHash)].filter((e) => e !== undefined) : (() => {
       const from = api.entryOf(f.fromBlock)?.number;
       const to = api.entryOf(f.toBlock)?.number;
@@ -496,8 +497,8 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
     for (const e of entries)
       for (const w of p.workOf(e)) {
         if (w.privacyGroupId !== g.privacyGroupId) continue;
-        const r = p.states.receipt(w.commitmentHash);
-        if (r && r.blockHash === e.hash) for (const log of logsOf(r, false)) if (matches(log, f)) logs.push(log);
+        const r = await p.receiptAt(e, w.commitmentHash);
+        if (r) for (const log of logsOf(r, false)) if (matches(log, f)) logs.push(log);
       }
     return logs;
   }

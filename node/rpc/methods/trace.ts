@@ -45,6 +45,7 @@ import { rpcError, rpcErrorWithReason } from '../errors.ts';
 import type { NodeApi } from '../node-api.ts';
 import { parseBlockParam, parseCallObject, parseFilterObject, parseHash32, requireParams, type BlockParam } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
+import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 import { toCallRequest } from './eth-exec.ts';
 import { flatTraceJson, flatTraces, rewardTraceJson, type Reward, type TraceLocation } from './support/flat-trace.ts';
 import type { CallRequest, SimBlock, TxReplay, ValidationParams } from './support/simulator.ts';
@@ -296,7 +297,8 @@ export function traceMethods(api: NodeApi, opts: TraceMethodsOptions = {}): RpcM
             callTracer: true,
             stateDiff: types.has('stateDiff'),
           });
-        } catch {
+        } catch (e) {
+          if (e instanceof RequestAbandonedError) throw e;
           throw rpcError('INTERNAL_ERROR');
         }
         // TraceCall: an invalid simulation (validation failure) is an internal error

@@ -34,8 +34,10 @@
  *   or 400 "Authentication not enabled" (status line) when authentication is off.
  *   Unknown path → 404 `<html><body><h1>Resource not found</h1></body></html>`
  *   (text/html; charset=utf-8); known path, wrong method → 405 with `Allow`.
- * - A request still running after the HTTP timeout (30 s) → 504 "Gateway Timeout" and the
- *   connection is closed (TimeoutHandler fires before JsonRpcExecutorHandler's 408 timer).
+ * - A request still running after the HTTP timeout (30 s, --Xhttp-timeout-seconds) → 504 "Gateway
+ *   Timeout" and the connection is closed (TimeoutHandler fires before JsonRpcExecutorHandler's 408
+ *   timer); a batch, which TimeoutHandler does not time, → 408 with -32603 "Timeout expired". Its
+ *   work is given up then (request-budget.ts), and when the client closes the connection first.
  * - Connections beyond `--rpc-http-max-active-connections` (80) are closed at once.
  * Beyond Besu (timeouts.ts): a request must arrive whole in time (head 10 s, all of it 30 s, from
  * its first byte) or it gets 408 and the connection closes, and an idle keep-alive connection
@@ -65,6 +67,7 @@ import { formatErrorType, type DispatchResult, type Dispatcher, type RpcContext 
 import { healthBody, healthStatus, LIVENESS_PATH, READINESS_PATH } from './health.ts';
 import { installFastFrontEnd, type FastReply, type FastRoute } from './http1-fast.ts';
 import { applyHttpTimeouts, httpServerTimerOptions, resolveHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
+import { RequestAbandonedError, withRequestSignal } from '../off-loop/request-budget.ts';
 
 export const DEFAULT_HOST_ALLOWLIST: readonly string[] = ['localhost', '127.0.0.1'];
 /** Besu's --rpc-http-max-request-content-length default (JsonRpcConfiguration, DefaultCommandValues). */
@@ -76,6 +79,16 @@ export const HOST_NOT_AUTHORIZED_BODY = '{"message":"Host not authorized."}';
 /** `{"jsonrpc":"2.0","id":null,"error":{"code":-40100,"message":"Unauthorized"}}` */
 export const UNAUTHORIZED_BODY = formatErrorType(null, 'UNAUTHORIZED');
 const INTERNAL_ERROR_BODY = formatErrorType(null, 'INTERNAL_ERROR');
+
+/**
+ * Besu's answer to a request that overran its time. A single request: TimeoutHandler's 504 (it
+ * times requests whose body is one JSON object). A batch: TimeoutHandler has no timer for it, so
+ * JsonRpcExecutorHandler's answers, 408 with TIMEOUT_ERROR (AbstractJsonRpcExecutor.statusCodeFromError).
+ */
+function timeoutReply(text: string): { status: number; headers?: Record<string, string>; body: string } {
+  if (text.trimStart().startsWith('[')) return { status: 408, headers: { 'Content-Type': 'application/json' }, body: formatErrorType(null, 'TIMEOUT_ERROR') };
+  return { status: 504, body: 'Gateway Timeout' };
+}
 const NOT_FOUND_BODY = '<html><body><h1>Resource not found</h1></body></html>';
 
 export interface HealthSource {
@@ -377,11 +390,11 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
   };
 
   /** The dispatcher's answer to a request body (a throwing dispatcher answers -32603). */
-  const dispatch = async (text: string, permissions: string[] | undefined): Promise<{ status: number; body: string }> => {
+  const dispatch = async (text: string, permissions: string[] | undefined, signal: AbortSignal): Promise<{ status: number; body: string }> => {
     const ctx: RpcContext = { transport: 'http' };
     if (permissions !== undefined) ctx.permissions = permissions;
     try {
-      const result = await opts.dispatcher.handleText(text, ctx);
+      const result = await withRequestSignal(signal, () => opts.dispatcher.handleText(text, ctx));
       return { status: result.httpStatus, body: result.body ?? '' };
     } catch (e) {
       onError(e);
@@ -413,16 +426,24 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
       if (e instanceof BodyTooLarge) writeRaw(req, res, TOO_LARGE, extra);
       return; // otherwise the client went away
     }
+    const serving = new AbortController();
+    const onClose = () => serving.abort(new RequestAbandonedError('the client closed its connection'));
+    res.once('close', onClose);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
     try {
-      const result = await Promise.race([dispatch(text, permissions), timedOut]);
-      if (result === 'timeout') return writeRaw(req, res, { status: 504, body: 'Gateway Timeout', closeConnection: true }, extra);
+      const result = await Promise.race([dispatch(text, permissions, serving.signal), timedOut]);
+      if (result === 'timeout') {
+        serving.abort(new RequestAbandonedError('Timeout expired'));
+        const reply = timeoutReply(text);
+        return writeRaw(req, res, { status: reply.status, headers: reply.headers, body: reply.body, closeConnection: true }, extra);
+      }
       writeRaw(req, res, { status: result.status, headers: { 'Content-Type': 'application/json' }, body: result.body }, extra);
     } finally {
       clearTimeout(timer);
+      res.off('close', onClose);
     }
   };
 
@@ -440,14 +461,17 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
   };
   const jsonReply = (answer: { status: number; body: string }): FastReply => ({ status: answer.status, headerLines: 'Content-Type: application/json\r\n', body: answer.body });
   const dispatchReply = (result: DispatchResult): FastReply => ({ status: result.httpStatus, headerLines: 'Content-Type: application/json\r\n', body: result.body ?? '' });
-  const serveAuthenticated = async (headers: IncomingMessage['headers'], body: Buffer): Promise<FastReply> => {
+  const serveAuthenticated = async (headers: IncomingMessage['headers'], body: Buffer, signal: AbortSignal): Promise<FastReply> => {
     const outcome = await authenticate(headers);
     if (outcome === 'unauthorized') return { status: 401, body: UNAUTHORIZED_BODY };
-    return jsonReply(await dispatch(body.toString('utf8'), outcome));
+    return jsonReply(await dispatch(body.toString('utf8'), outcome, signal));
   };
   const fastRoute: FastRoute = {
     timeoutMs,
-    timeoutReply: { status: 504, body: 'Gateway Timeout', close: true },
+    timeoutReply: (body) => {
+      const reply = timeoutReply(body.toString('utf8'));
+      return { status: reply.status, headerLines: reply.headers ? 'Content-Type: application/json\r\n' : undefined, body: reply.body, close: true };
+    },
     admit(request) {
       const h = request.headers;
       const host = h.host;
@@ -466,14 +490,14 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
       }
       return prefix;
     },
-    serve(request, body) {
-      if (opts.auth !== undefined) return serveAuthenticated(request.headers, body);
+    serve(request, body, signal) {
+      if (opts.auth !== undefined) return serveAuthenticated(request.headers, body, signal);
       const text = body.toString('utf8');
       const dispatchText = opts.dispatcher.dispatchText;
-      if (dispatchText === undefined) return dispatch(text, undefined).then(jsonReply);
+      if (dispatchText === undefined) return dispatch(text, undefined, signal).then(jsonReply);
       let answer: DispatchResult | Promise<DispatchResult>;
       try {
-        answer = dispatchText.call(opts.dispatcher, text, { transport: 'http' });
+        answer = withRequestSignal(signal, () => dispatchText.call(opts.dispatcher, text, { transport: 'http' }));
       } catch (e) {
         onError(e);
         return jsonReply({ status: 200, body: INTERNAL_ERROR_BODY });

@@ -328,7 +328,7 @@ test('node:http timers: idle keep-alive connections close; an incomplete request
   server.headersTimeout = 150;
   const route: FastRoute = {
     timeoutMs: 1000,
-    timeoutReply: { status: 504, body: 'late' },
+    timeoutReply: () => ({ status: 504, body: 'late' }),
     admit: () => '',
     serve: () => ({ status: 200, body: 'fast' }),
   };

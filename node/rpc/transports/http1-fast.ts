@@ -39,6 +39,7 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { checkPeriodMs } from './timeouts.ts';
+import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 
 /** node:http's default --max-http-header-size. */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -72,9 +73,12 @@ export interface FastRoute {
    * The answer to an admitted request, synchronous when it can be (it is then written before the
    * next request is read); failures are answers too (a throw or rejection answers 500 and closes).
    */
-  serve(request: FastRequest, body: Buffer): FastReply | Promise<FastReply>;
-  /** The answer when `serve` takes longer than `timeoutMs` (sent with Connection: close). */
-  timeoutReply: FastReply;
+  serve(request: FastRequest, body: Buffer, signal: AbortSignal): FastReply | Promise<FastReply>;
+  /**
+   * The answer when `serve` takes longer than `timeoutMs` (sent with Connection: close), given the
+   * request's body. `serve`'s signal fires then, and when the client closes the connection first.
+   */
+  timeoutReply: (body: Buffer) => FastReply;
   timeoutMs: number;
 }
 
@@ -198,8 +202,10 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
     /** When the request now arriving began (0: none); a new connection waits for its first head. */
     private partialSince = Date.now();
     private requestStart = 0;
-    /** The admitted prefix of the request in flight (for its timeout answer). */
+    /** The admitted prefix and body of the request in flight (for its timeout answer), and its signal's controller. */
     private servingPrefix = '';
+    private servingBody: Buffer | undefined;
+    private serving: AbortController | undefined;
 
     constructor(readonly socket: Socket) {
       socket.on('data', this.onData);
@@ -224,7 +230,10 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
 
     private readonly onEnd = (): void => {
       this.ended = true;
-      if (!this.busy && !this.waitingDrain) this.finishOrEnd();
+      // A client that ends its side while its request runs has left (node:http aborts the request
+      // then too, httpAllowHalfOpen being false): its work stops, and the answer, if any, is written.
+      if (this.busy) this.abandon('the client closed its connection');
+      else if (!this.waitingDrain) this.finishOrEnd();
     };
 
     private readonly onError = (): void => {
@@ -234,7 +243,15 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
     private readonly onClose = (): void => {
       this.done = true;
       open.delete(this);
+      this.abandon('the client closed its connection');
     };
+
+    /** The request in flight is not waited for any more: its work may stop. */
+    private abandon(reason: string): void {
+      const serving = this.serving;
+      this.serving = this.servingBody = undefined;
+      if (serving && !serving.signal.aborted) serving.abort(new RequestAbandonedError(reason));
+    }
 
     /** One contiguous buffer of everything unconsumed. */
     private flatten(): Buffer {
@@ -296,8 +313,9 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
     /** Serves one request; true when it was answered at once and the connection can go on. */
     private serve(request: FastRequest, prefix: string, body: Buffer): boolean {
       let reply: FastReply | Promise<FastReply>;
+      const serving = new AbortController();
       try {
-        reply = route.serve(request, body);
+        reply = route.serve(request, body, serving.signal);
       } catch {
         reply = INTERNAL_FAILURE;
       }
@@ -309,6 +327,8 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
       this.busy = true;
       this.requestStart = Date.now();
       this.servingPrefix = prefix;
+      this.servingBody = body;
+      this.serving = serving;
       reply.then(
         (r) => this.answer(prefix, r, close),
         () => this.answer(prefix, INTERNAL_FAILURE, close),
@@ -319,6 +339,7 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
     private answer(prefix: string, reply: FastReply, clientClose: boolean): void {
       if (this.done || !this.busy) return; // closed meanwhile, or already answered by the timeout
       this.busy = false;
+      this.serving = this.servingBody = undefined;
       this.idleSince = Date.now();
       if (!this.write(prefix, reply, clientClose)) return;
       this.resume();
@@ -399,7 +420,9 @@ export function installFastFrontEnd(server: Server, route: FastRoute): FastFront
       if (this.busy) {
         if (now - this.requestStart >= route.timeoutMs) {
           this.busy = false;
-          this.write(this.servingPrefix, { ...route.timeoutReply, close: true });
+          const reply = route.timeoutReply(this.servingBody ?? Buffer.alloc(0));
+          this.abandon('Timeout expired');
+          this.write(this.servingPrefix, { ...reply, close: true });
         }
         return;
       }

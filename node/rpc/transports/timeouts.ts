@@ -14,6 +14,7 @@
  * http1-fast.ts copies). An idle keep-alive connection closes after `keepAliveTimeoutMs`.
  */
 import type { Server } from 'node:http';
+import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 
 export interface HttpTimeouts {
   /** Longest wait for a request's head, from its first byte; 0: no limit. */
@@ -56,4 +57,22 @@ export function applyHttpTimeouts(server: Server, t: HttpTimeouts): void {
   server.headersTimeout = t.headersTimeoutMs;
   server.requestTimeout = t.requestTimeoutMs;
   server.keepAliveTimeout = t.keepAliveTimeoutMs;
+}
+
+/**
+ * The budget of one request (off-loop/request-budget.ts): aborts after `timeoutMs` (0: never)
+ * with "Timeout expired", or when `abandon` is called (the client closed its connection). `done`
+ * clears the timer.
+ */
+export function requestBudget(timeoutMs: number): { signal: AbortSignal; abandon(reason: string): void; done(): void } {
+  const controller = new AbortController();
+  const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(new RequestAbandonedError('Timeout expired')), timeoutMs) : undefined;
+  timer?.unref?.();
+  return {
+    signal: controller.signal,
+    abandon: (reason) => {
+      if (!controller.signal.aborted) controller.abort(new RequestAbandonedError(reason));
+    },
+    done: () => clearTimeout(timer),
+  };
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { WebSocket } from 'ws';
 import { Dispatcher, type RpcContext } from '../dispatcher.ts';
 import { MethodRegistry } from '../registry.ts';
@@ -201,6 +202,42 @@ test('an upgrade from a Host not in the allowlist is refused with 403', async (t
   const c = await client(any, { headers: { Host: 'evil.example' } });
   c.ws.close();
   t.pass();
+});
+
+/** A raw upgrade request; resolves with the server's first bytes (its status line onwards). */
+function rawUpgrade(port: number, headerLines: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      const head = ['GET / HTTP/1.1', ...headerLines, 'Upgrade: websocket', 'Connection: Upgrade', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version: 13'];
+      socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    });
+    let text = '';
+    socket.on('data', (d) => {
+      text += d.toString();
+      if (text.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+test('upgrade Host rules (WebSocketService.websocketHandler): no Host or a rebound Host → 403; allowlist match ignores case and port', async (t) => {
+  const s = await withServer(t);
+  t.regex(await rawUpgrade(s.port, []), /^HTTP\/1\.1 403 /);
+  t.regex(await rawUpgrade(s.port, ['Host: attacker.example:8546', 'Origin: http://attacker.example']), /^HTTP\/1\.1 403 /);
+  t.regex(await rawUpgrade(s.port, ['Host: LocalHost:8546']), /^HTTP\/1\.1 101 /);
+  t.is((await plainGet(s.port, { Host: 'attacker.example' })).status, 403);
+});
+
+test('the upgrade has no Origin check, as Besu (WebSocketService checks only the Host): a foreign Origin with an allowed Host connects', async (t) => {
+  const s = await withServer(t);
+  const c = await client(s, { headers: { Origin: 'http://any-page.example' } });
+  c.ws.send('{"jsonrpc":"2.0","id":1,"method":"web3_clientVersion"}');
+  t.is(await c.next(), '{"jsonrpc":"2.0","id":1,"result":"qbft-lab/test"}');
+  c.ws.close();
 });
 
 test('sub-protocol: "undefined" is accepted (as Besu), others are not selected', async (t) => {

@@ -39,6 +39,8 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { formatErrorType, type Dispatcher, type RpcContext } from '../dispatcher.ts';
+import { RequestAbandonedError, withRequestSignal } from '../off-loop/request-budget.ts';
+import { requestBudget } from './timeouts.ts';
 import { acceptsJson, bearerToken, BodyTooLarge, closeWithUnreadBody, DEFAULT_HOST_ALLOWLIST, HOST_NOT_AUTHORIZED_BODY, hostAllowed, readRequestBody, TOO_LARGE_REASON, type AuthOutcome, type AuthRequest, type PlainResponse } from './http.ts';
 import { applyHttpTimeouts, httpServerTimerOptions, resolveHttpTimeouts, type HttpTimeouts } from './timeouts.ts';
 
@@ -79,6 +81,8 @@ export interface WsRpcOptions {
   heartbeatIntervalMs?: number;
   /** Timers for the HTTP request before the upgrade (timeouts.ts); 0 turns one off. */
   timeouts?: Partial<HttpTimeouts>;
+  /** A request's time (--Xws-timeout-seconds, 30 s): then its work is given up and it answers TIMEOUT_ERROR. */
+  requestTimeoutMs?: number;
   auth?: WsAuthHook;
   onError?: (error: unknown) => void;
 }
@@ -116,6 +120,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
   const maxBufferedBytes = opts.maxBufferedBytes ?? 256 * 1024 * 1024;
   const heartbeatIntervalMs = opts.heartbeatIntervalMs ?? DEFAULT_WS_HEARTBEAT_INTERVAL_MS;
   const timeouts = resolveHttpTimeouts(opts.timeouts);
+  const requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
   const maxQueuedChars = maxFrameSize * MAX_QUEUED_FRAME_SIZES;
   const onError = opts.onError ?? ((e: unknown) => console.error('JSON-RPC WebSocket:', e));
   if (!(Number.isSafeInteger(maxFrameSize) && maxFrameSize > 0)) throw new RangeError('maxFrameSize must be a positive integer');
@@ -176,6 +181,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     const queue: string[] = [];
     let queuedChars = 0;
     let working = false;
+    const connection = new AbortController();
     let paused = false;
     const work = async (): Promise<void> => {
       if (working) return;
@@ -188,12 +194,16 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
             paused = false;
             ws.resume();
           }
+          const budget = requestBudget(requestTimeoutMs);
           try {
-            const { body } = await opts.dispatcher.handleText(text, ctx);
+            const signal = AbortSignal.any([budget.signal, connection.signal]);
+            const { body } = await withRequestSignal(signal, () => opts.dispatcher.handleText(text, ctx));
             if (body !== undefined) send(body);
           } catch (e) {
             onError(e);
             send(formatErrorType(null, 'INTERNAL_ERROR'));
+          } finally {
+            budget.done();
           }
         }
       } finally {
@@ -215,6 +225,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
       // ws has already closed (or will close) the connection; 'close' follows.
     });
     ws.once('close', () => {
+      connection.abort(new RequestAbandonedError('the client closed its connection'));
       open.delete(ws);
       queue.length = 0;
       queuedChars = 0;

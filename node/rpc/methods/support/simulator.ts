@@ -22,7 +22,7 @@ import { Block, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { getMerkleStateProof, type MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, KECCAK256_RLP, createAddressFromString, type Address } from '@ethereumjs/util';
+import { Account, KECCAK256_RLP, createAddressFromString, type Address, type DB } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { bytesToHex, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
@@ -35,6 +35,7 @@ import { PER_EMPTY_ACCOUNT_COST, applyAuthorizations, type Authorization } from 
 import { blobBaseFeeAt, withBlockParams } from './blob-fees.ts';
 import { StateChangeRecorder, type AccountChange } from './state-diff.ts';
 import { StructLogger, type StructLogOptions, type StructLogResult } from './struct-logger.ts';
+import { simulateBlocksOn, type SimulateBlocksRequest, type SimulateBlocksResult } from './block-simulator.ts';
 
 export interface AccessListEntry {
   address: Hex;
@@ -221,7 +222,16 @@ export interface SimulateOptions {
 }
 
 /** Ancestor hashes by number (QBFT on-chain hashes), for BLOCKHASH. */
-export type HashLookup = (n: bigint) => Uint8Array | undefined;
+export type HashLookup = (n: bigint) => Uint8Array | undefined | Promise<Uint8Array | undefined>;
+
+/**
+ * The node store the simulator reads state from: the engine's TrieNodeStore in the node's own
+ * thread, or a worker's copy that fetches nodes from it (off-loop/remote-node-store.ts).
+ */
+export type SimulatorStore = DB<string, string | Uint8Array> & Pick<TrieNodeStore, 'hasRoot' | 'beginWork' | 'endWork'>;
+
+/** What the RPC methods call on a simulator, here or in a worker (off-loop/worker-simulator.ts). */
+export type SimulatorPort = Pick<TransactionSimulator, 'hasState' | 'simulate' | 'replayBlocks' | 'replayBlock' | 'proof' | 'simulateBlocks'>;
 
 const ZERO32 = new Uint8Array(32);
 
@@ -237,7 +247,7 @@ export function weiHumanReadable(wei: bigint): string {
 }
 
 /** MainnetBlobsValidator.validateBlobTransaction for a simulated blob call. */
-function blobTransactionProblem(common: Common, isCreate: boolean, hashes: Hex[]): Extract<SimOutcome, { kind: 'invalid' }> | undefined {
+export function blobTransactionProblem(common: Common, isCreate: boolean, hashes: Hex[]): Extract<SimOutcome, { kind: 'invalid' }> | undefined {
   if (isCreate) return { kind: 'invalid', reason: 'INVALID_TRANSACTION_FORMAT', message: 'transaction blob transactions must have a to address' };
   if (hashes.length === 0) return { kind: 'invalid', reason: 'INVALID_BLOBS', message: 'transaction blob transactions must specify one or more versioned hashes' };
   // Besu's transactionBlobGasLimitCap: the fork's blobs per block, and at most 6 from Osaka on
@@ -319,11 +329,12 @@ export class TransactionSimulator {
   private sm?: MerkleStateManager;
   private common?: Common;
   private readonly mutex = new Mutex();
-  private readonly chainLookup: { parent?: { number: bigint; hash: Uint8Array } } = {};
+  /** BLOCKHASH answers: the blocks an eth_simulateV1 run made, the parent, then the chain. */
+  private readonly chainLookup: { parent?: { number: bigint; hash: Uint8Array }; simulated?: Map<bigint, Uint8Array> } = {};
 
   constructor(
     private readonly baseCommon: Common,
-    private readonly store: TrieNodeStore,
+    private readonly store: SimulatorStore,
     private readonly hashes: HashLookup,
   ) {}
 
@@ -336,7 +347,8 @@ export class TransactionSimulator {
     const blockchain = {
       async getBlock(n: number) {
         const num = BigInt(n);
-        const h = lookup.parent && lookup.parent.number === num ? lookup.parent.hash : (hashes(num) ?? ZERO32);
+        const simulated = lookup.simulated?.get(num);
+        const h = simulated ?? (lookup.parent && lookup.parent.number === num ? lookup.parent.hash : ((await hashes(num)) ?? ZERO32));
         return { hash: () => h };
       },
       async putBlock() {},
@@ -395,6 +407,24 @@ export class TransactionSimulator {
         }
       } finally {
         this.store.endWork();
+      }
+    });
+  }
+
+  /**
+   * eth_simulateV1's blocks on the base block's state (block-simulator.ts): plain data in and out.
+   * Their state roots are computed inside the run's checkpoint, so nothing stays behind.
+   */
+  simulateBlocks(req: SimulateBlocksRequest): Promise<SimulateBlocksResult> {
+    const first = req.blocks[0]?.overrides ?? { number: req.base.number, timestamp: req.base.timestamp };
+    return this.withState(req.base.stateRoot, first.number, first.timestamp, async (sm, vm) => {
+      const simulatedHashes = new Map<bigint, Uint8Array>([[req.base.number, req.base.hash]]);
+      this.chainLookup.simulated = simulatedHashes;
+      this.chainLookup.parent = undefined;
+      try {
+        return await simulateBlocksOn({ vm, sm, simulatedHashes }, req);
+      } finally {
+        this.chainLookup.simulated = undefined;
       }
     });
   }
@@ -731,7 +761,8 @@ export class TransactionSimulator {
       stateDiff?: boolean;
       /** Run the opcode tracer (debug_trace*'s default) on the wanted transactions. */
       structLogs?: StructLogOptions;
-      onBlock: (block: number, replays: Array<TxReplay | undefined>) => boolean | void;
+      /** May answer later (a worker asks the node's thread): the replay waits for it. */
+      onBlock: (block: number, replays: Array<TxReplay | undefined>) => boolean | void | Promise<boolean | void>;
     },
   ): Promise<void> {
     const first = blocks[0]?.header;
@@ -829,7 +860,7 @@ export class TransactionSimulator {
             structLog: logger?.result(res.totalGasSpent, error !== undefined, ex.returnValue),
           });
         }
-        if (opts.onBlock(bi, replays) === false) break;
+        if ((await opts.onBlock(bi, replays)) === false) break;
       }
     });
   }
@@ -852,7 +883,7 @@ function minimal(v: bigint): Uint8Array {
  * Besu's SimulationTransactionProcessorFactory.overridePrecompileAddresses: for this simulation the
  * EVM's precompile table maps each moved precompile to its new address. Returns the undo.
  */
-function movePrecompiles(vm: VM, overrides: StateOverride[]): () => void {
+export function movePrecompiles(vm: VM, overrides: StateOverride[]): () => void {
   const moves = overrides.filter((o) => o.movePrecompileToAddress !== undefined);
   if (moves.length === 0) return () => {};
   const evm = vm.evm as unknown as { _precompiles: Map<string, unknown> };
@@ -872,7 +903,7 @@ function movePrecompiles(vm: VM, overrides: StateOverride[]): () => void {
   };
 }
 
-async function applyOverride(sm: MerkleStateManager, o: StateOverride): Promise<void> {
+export async function applyOverride(sm: MerkleStateManager, o: StateOverride): Promise<void> {
   const address = createAddressFromString(o.address);
   const account = (await sm.getAccount(address)) ?? new Account();
   if (o.nonce !== undefined) account.nonce = o.nonce;
@@ -886,7 +917,7 @@ async function applyOverride(sm: MerkleStateManager, o: StateOverride): Promise<
   if (o.stateDiff !== undefined) for (const [k, v] of o.stateDiff) await sm.putStorage(address, uint256ToBytes(k), minimal(v));
 }
 
-function haltingOpcode(ex: EVMResult['execResult']): number | undefined {
+export function haltingOpcode(ex: EVMResult['execResult']): number | undefined {
   const rs = ex.runState as unknown as { code?: Uint8Array; programCounter?: number } | undefined;
   if (!rs?.code || rs.programCounter === undefined) return undefined;
   // an invalid opcode is rejected before the program counter advances
