@@ -20,6 +20,7 @@ import { LoopbackNetwork } from '../runtime/live-loopback-network.ts';
 import { MethodRegistry } from '../rpc/registry.ts';
 import { createNodeRpc } from '../rpc/node-rpc.ts';
 import { WorkerSimulator } from '../rpc/off-loop/worker-simulator.ts';
+import { livePause } from '../runtime/live-pause.ts';
 import { startRpcServers, type EndpointAuth, type RpcServers } from '../rpc/rpc-servers.ts';
 import { liveness, readiness } from '../rpc/transports/health.ts';
 import { startGraphqlHttp, type GraphqlHttpServer } from '../rpc/transports/graphql-http.ts';
@@ -212,6 +213,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   });
   const rpc = createNodeRpc(node, {
     simulator,
+    pause: livePause(),
     gasCap: opts.rpcLimits.gasCap,
     maxLogsRange: opts.rpcLimits.maxLogsRange,
     maxTraceFilterRange: opts.rpcLimits.maxTraceFilterRange,

@@ -35,6 +35,7 @@ import type { BlockParam, BlockParamOrHash } from './params.ts';
 import { topicsMatch } from './params.ts';
 import { FilterManager, FILTER_EXPIRY_MS, type LogQuery } from './methods/support/filters.ts';
 import { TransactionSimulator, type SimBlock, type SimulatorPort } from './methods/support/simulator.ts';
+import { checkPoint, NEVER_PAUSE, type Pause } from './off-loop/pause.ts';
 import { commonAt } from './methods/support/blob-fees.ts';
 
 export interface NodeApiOptions {
@@ -71,6 +72,8 @@ export interface NodeApiOptions {
    * workers (off-loop/worker-simulator.ts).
    */
   simulator?: SimulatorPort;
+  /** Lets long reads on this thread give the event loop a turn (default: never; live: off-loop/pause.ts). */
+  pause?: Pause;
 }
 
 export const QBFT_LAB_VERSION = '0.1.0';
@@ -97,6 +100,7 @@ export function canonicalHashes(node: QbftNode): (n: bigint) => Uint8Array | und
 
 export class NodeApi {
   readonly simulator: SimulatorPort;
+  readonly pause: Pause;
   readonly filters: FilterManager;
   readonly clientVersion: string;
   readonly networkId: bigint;
@@ -138,6 +142,7 @@ export class NodeApi {
     this.p2pPort = opts.p2pPort ?? 30303;
     this.p2pEnabled = opts.p2pEnabled ?? true;
     this.probe = node.common.copy();
+    this.pause = opts.pause ?? NEVER_PAUSE;
     this.simulator = opts.simulator ?? new TransactionSimulator(node.common, node.engine.store, canonicalHashes(node));
     const runtime = node.runtime;
     this.filters = new FilterManager(
@@ -326,6 +331,7 @@ export class NodeApi {
     const last = to > head ? head : to;
     const out: LogWithMeta[] = [];
     for (let n = from < 0n ? 0n : from; n <= last; n++) {
+      await checkPoint(this.pause);
       const entry = this.byNumber(n);
       if (entry) out.push(...(await this.logsOfBlock(entry, query)));
     }

@@ -57,6 +57,7 @@ import {
   type VariableDefinitionNode,
 } from 'graphql';
 import type { NodeApi } from '../node-api.ts';
+import { checkPoint } from '../off-loop/pause.ts';
 import { buildEthSchema, ScalarOutputError } from './schema.ts';
 import { buildResolvers, FetchError } from './resolvers.ts';
 import { checkVariables, coercedVariables, complexityError, MAX_QUERY_COMPLEXITY, queryComplexity, syntaxError, validateDocument, type JavaError } from './validation.ts';
@@ -426,7 +427,10 @@ export function createGraphqlHandler(api: NodeApi, opts: GraphqlHandlerOptions =
     if (info.fieldName === '__typename') return info.parentType.name;
     const r = resolvers[info.parentType.name]?.[info.fieldName];
     // a field without a fetcher answers null, as graphql-java's PropertyDataFetcher on a missing getter
-    return r ? r(source, args) : null;
+    if (!r) return null;
+    // A wide query gives the event loop a turn now and then, and stops once its request is given up.
+    const paused = checkPoint(api.pause);
+    return paused ? paused.then(() => r(source, args)) : r(source, args);
   };
 
   return async (request) => {

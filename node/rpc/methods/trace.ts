@@ -46,6 +46,7 @@ import type { NodeApi } from '../node-api.ts';
 import { parseBlockParam, parseCallObject, parseFilterObject, parseHash32, requireParams, type BlockParam } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
 import { RequestAbandonedError } from '../off-loop/request-budget.ts';
+import { checkPoint } from '../off-loop/pause.ts';
 import { toCallRequest } from './eth-exec.ts';
 import { flatTraceJson, flatTraces, rewardTraceJson, type Reward, type TraceLocation } from './support/flat-trace.ts';
 import type { CallRequest, SimBlock, TxReplay, ValidationParams } from './support/simulator.ts';
@@ -113,7 +114,16 @@ export function traceMethods(api: NodeApi, opts: TraceMethodsOptions = {}): RpcM
     await api.simulator.replayBlocks(
       parent.block.header.stateRoot,
       entries.map((e) => ({ header: e.block.header, parentHash: hexToBytes(e.parentHash), feeRecipient: api.beneficiaryAt(e.number, e.coinbase), txs: [...e.block.transactions] })),
-      { wanted, stateDiff, onBlock },
+      {
+        wanted,
+        stateDiff,
+        // formatting a block's traces is this thread's work: the event loop turns between blocks
+        onBlock: (block, replays) => {
+          const more = onBlock(block, replays);
+          const paused = checkPoint(api.pause);
+          return paused ? paused.then(() => more) : more;
+        },
+      },
     );
     return true;
   }

@@ -163,6 +163,7 @@ function mutationRecorder() {
   const sent: string[] = [];
   const api = {
     chainId: 1337n,
+    pause: () => undefined,
     sendRawTransaction: async (raw: Uint8Array) => {
       sent.push(Buffer.from(raw).toString('hex'));
       return `0x${'ab'.repeat(32)}`;
