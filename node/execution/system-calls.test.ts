@@ -111,7 +111,7 @@ test('EIP-7685: requestsHash leaves out empty requests and hashes the rest in or
 });
 
 test('a trace replay of a non-BFT Prague block makes the block\'s system calls first: a call reading the history contract sees the parent hash', async (t) => {
-  const { TransactionSimulator } = await import('../rpc/methods/support/simulator.ts');
+  const { TransactionSimulator, replayOneBlock } = await import('../rpc/methods/support/simulator.ts');
   const a = await ethashPragueChain([HISTORY, WITHDRAWALS, CONSOLIDATIONS]);
   // EIP-2935's get: 32 bytes of block number in, that block's hash out (block 0 is the parent of block 1).
   const read = contractCall(a.common, FUNDED_KEY, 0n, `0x${HISTORY}`, new Uint8Array(32), 100_000n);
@@ -119,6 +119,6 @@ test('a trace replay of a non-BFT Prague block makes the block\'s system calls f
   const built = await a.engine.buildBlock(req);
   t.is((built.receipts[0] as { status?: number }).status, 1);
   const simulator = new TransactionSimulator(a.common, a.engine.store, () => undefined);
-  const replays = await simulator.replayBlock(built.block.header, a.engine.genesisStateRoot, req.parentHash, PROPOSER, [...built.block.transactions], () => true);
+  const replays = await replayOneBlock(simulator, built.block.header, a.engine.genesisStateRoot, req.parentHash, PROPOSER, [...built.block.transactions], () => true);
   t.is(bytesToHex(replays[0]!.frame.output!), bytesToHex(req.parentHash), 'without the replayed system call the history slot would be empty');
 });

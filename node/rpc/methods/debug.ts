@@ -21,7 +21,7 @@ import { RpcError, decodeRevertReason, rpcError, rpcErrorWithReason } from '../e
 import type { NodeApi } from '../node-api.ts';
 import { parseBlockParam, parseHash32 } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { formatCallFrame } from './support/simulator.ts';
+import { formatCallFrame, replayOneBlock } from './support/simulator.ts';
 import { TraceTooLargeError, type StructLogOptions } from './support/struct-logger.ts';
 
 const KNOWN_TRACERS = new Set(['', 'callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer']);
@@ -59,7 +59,8 @@ async function traceWith(api: NodeApi, entry: ChainEntry, tracer: Tracer, wanted
   if (!parent || !api.stateAvailable(parent)) return undefined;
   let replays;
   try {
-    replays = await api.simulator.replayBlock(
+    replays = await replayOneBlock(
+      api.simulator,
       entry.block.header,
       parent.block.header.stateRoot,
       hexToBytes(entry.parentHash),

@@ -117,26 +117,6 @@ export class WorkerSimulator implements SimulatorPort {
     return this.submit({ kind: 'simulateBlocks', req }, req.base.stateRoot) as Promise<SimulateBlocksResult>;
   }
 
-  async replayBlock(
-    block: ReplayBlock['header'],
-    parentRoot: Uint8Array,
-    parentHash: Uint8Array,
-    feeRecipient: Hex,
-    txs: ReplayBlock['txs'],
-    wanted: (i: number) => boolean,
-    extra: { structLogs?: StructLogOptions } = {},
-  ): Promise<Array<TxReplay | undefined>> {
-    let out: Array<TxReplay | undefined> = [];
-    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
-      wanted: (_b, i) => wanted(i),
-      structLogs: extra.structLogs,
-      onBlock: (_b, replays) => {
-        out = replays;
-      },
-    });
-    return out;
-  }
-
   async replayBlocks(
     parentRoot: Uint8Array,
     blocks: readonly ReplayBlock[],

@@ -4,8 +4,8 @@
  * mainnet/MainnetTransactionProcessor.java, MainnetTransactionValidator.java; snapshot 3fd224e2).
  *
  * It runs one unsigned "transaction" on a copy of a block's state, on its own VM over the
- * engine's trie node store (read-only use: every change is journalled and reverted, so no node is
- * ever written), and reports what Besu's processor reports: a validation failure (reason name and
+ * engine's trie node store (every change is journalled and reverted; only eth_simulateV1's state
+ * roots write nodes, content-addressed ones the pruner sweeps, or a worker's overlay drops), and reports what Besu's processor reports: a validation failure (reason name and
  * message, e.g. NONCE_TOO_LOW "transaction nonce 2 below sender account nonce 34 for sender 0x…"),
  * or an execution result (success, output, gas used before and after the refund, revert data or
  * Besu's halt description).
@@ -231,7 +231,7 @@ export type HashLookup = (n: bigint) => Uint8Array | undefined | Promise<Uint8Ar
 export type SimulatorStore = DB<string, string | Uint8Array> & Pick<TrieNodeStore, 'hasRoot' | 'beginWork' | 'endWork'>;
 
 /** What the RPC methods call on a simulator, here or in a worker (off-loop/worker-simulator.ts). */
-export type SimulatorPort = Pick<TransactionSimulator, 'hasState' | 'simulate' | 'replayBlocks' | 'replayBlock' | 'proof' | 'simulateBlocks'>;
+export type SimulatorPort = Pick<TransactionSimulator, 'hasState' | 'simulate' | 'replayBlocks' | 'proof' | 'simulateBlocks'>;
 
 const ZERO32 = new Uint8Array(32);
 
@@ -726,26 +726,6 @@ export class TransactionSimulator {
    * engine does, then traces each wanted transaction (in order): its call tree, and with
    * `structLogs` the opcode tracer's result too.
    */
-  async replayBlock(
-    block: BlockHeader,
-    parentRoot: Uint8Array,
-    parentHash: Uint8Array,
-    feeRecipient: Hex,
-    txs: TypedTransaction[],
-    wanted: (i: number) => boolean,
-    extra: { structLogs?: StructLogOptions } = {},
-  ): Promise<Array<TxReplay | undefined>> {
-    let out: Array<TxReplay | undefined> = [];
-    await this.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
-      wanted: (_b, i) => wanted(i),
-      structLogs: extra.structLogs,
-      onBlock: (_b, replays) => {
-        out = replays;
-      },
-    });
-    return out;
-  }
-
   /**
    * Re-executes consecutive blocks on `parentRoot` (the first block's parent state), one after the
    * other on the same state as Besu's trace_filter does (no block rewards in between), tracing the
@@ -1117,3 +1097,25 @@ export function formatCallFrame(f: CallFrame, decodeReason: (hex: string) => str
   return out;
 }
 
+
+/** One block's wanted transactions re-executed on its parent's state (replayBlocks of one block). */
+export async function replayOneBlock(
+  simulator: Pick<SimulatorPort, 'replayBlocks'>,
+  block: BlockHeader,
+  parentRoot: Uint8Array,
+  parentHash: Uint8Array,
+  feeRecipient: Hex,
+  txs: TypedTransaction[],
+  wanted: (i: number) => boolean,
+  extra: { structLogs?: StructLogOptions } = {},
+): Promise<Array<TxReplay | undefined>> {
+  let out: Array<TxReplay | undefined> = [];
+  await simulator.replayBlocks(parentRoot, [{ header: block, parentHash, feeRecipient, txs }], {
+    wanted: (_b, i) => wanted(i),
+    structLogs: extra.structLogs,
+    onBlock: (_b, replays) => {
+      out = replays;
+    },
+  });
+  return out;
+}
