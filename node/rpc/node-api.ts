@@ -36,6 +36,7 @@ import { topicsMatch } from './params.ts';
 import { FilterManager, FILTER_EXPIRY_MS, type LogQuery } from './methods/support/filters.ts';
 import { TransactionSimulator, type SimBlock, type SimulatorPort } from './methods/support/simulator.ts';
 import { checkPoint, NEVER_PAUSE, type Pause } from './off-loop/pause.ts';
+import { Mutex } from '../collections/mutex.ts';
 import { commonAt } from './methods/support/blob-fees.ts';
 
 export interface NodeApiOptions {
@@ -119,6 +120,7 @@ export class NodeApi {
   /** The block number at which the current sync started (eth_syncing's startingBlock). */
   private syncStart?: number;
   private readonly receiptCache = new Map<Hex, ReceiptWithMeta[]>();
+  private readonly stateReads = new Mutex();
   private readonly unsubscribe: Array<() => void> = [];
   /** A Common copy for fork questions (which EIPs rule at a block). */
   private readonly probe: Common;
@@ -248,17 +250,28 @@ export class NodeApi {
 
   async account(entry: ChainEntry, address: Hex): Promise<AccountInfo | undefined> {
     this.requireState(entry);
-    return this.node.engine.getAccount(entry.block.header.stateRoot, address);
+    return this.stateRead(() => this.node.engine.getAccount(entry.block.header.stateRoot, address));
   }
 
   async code(entry: ChainEntry, address: Hex): Promise<Uint8Array> {
     this.requireState(entry);
-    return this.node.engine.getCode(entry.block.header.stateRoot, address);
+    return this.stateRead(() => this.node.engine.getCode(entry.block.header.stateRoot, address));
   }
 
   async storage(entry: ChainEntry, address: Hex, slot: bigint): Promise<Uint8Array> {
     this.requireState(entry);
-    return this.node.engine.getStorage(entry.block.header.stateRoot, address, slot);
+    return this.stateRead(() => this.node.engine.getStorage(entry.block.header.stateRoot, address, slot));
+  }
+
+  /**
+   * State reads run one at a time anyway (the engine's reader VM); queued here, each passes a check
+   * point first, so hundreds of them asked at once (a wide GraphQL query) do not drain in one turn.
+   */
+  private stateRead<T>(read: () => Promise<T>): Promise<T> {
+    return this.stateReads.run(async () => {
+      await checkPoint(this.pause);
+      return read();
+    });
   }
 
   /** EthGetTransactionCount.pendingResult: max(pool's next nonce, the head's account nonce). */
