@@ -106,3 +106,25 @@ test('a full queue answers at once instead of growing', async (t) => {
     await simulator.close();
   }
 });
+
+test('a queued job whose request is given up leaves the queue at once, while the job ahead of it runs on', async (t) => {
+  const from = BESU_TEST_ACCOUNTS[0].address;
+  const { api, simulator } = offLoopApi(cluster);
+  const methods = allMethods(api);
+  const loop = [{ from, data: LOOP_FOR_EVER, gas: '0x5f5e100' }, 'latest'];
+  try {
+    const running = requestBudget(0);
+    const queued = requestBudget(0);
+    const first = withRequestSignal(running.signal, () => call(methods, 'eth_call', loop).catch((e: unknown) => e));
+    for (let i = 0; i < 2000 && simulator.stats.started === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = withRequestSignal(queued.signal, () => call(methods, 'eth_call', loop).catch((e: unknown) => e));
+    queued.abandon('the client closed its connection');
+    t.true((await second) instanceof RequestAbandonedError);
+    t.is(simulator.stats.workersEnded, 0, 'the running job was not touched');
+    t.is(simulator.stats.started, 1);
+    running.abandon('test over');
+    t.true((await first) instanceof RequestAbandonedError);
+  } finally {
+    await simulator.close();
+  }
+});

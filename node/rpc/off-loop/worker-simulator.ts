@@ -56,6 +56,7 @@ interface QueuedJob {
   onReplayed?: (block: number, replays: Array<TxReplay | undefined>) => boolean | void | Promise<boolean | void>;
   resolve(value: unknown): void;
   reject(error: Error): void;
+  stopQueuedWatch?: () => void;
 }
 
 interface Slot {
@@ -151,9 +152,26 @@ export class WorkerSimulator implements SimulatorPort {
       return Promise.reject(new RpcError(-32603, `Internal error: more than ${this.maxQueuedJobs} executions are waiting`));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextJobId++, job, root, signal, onReplayed, resolve, reject });
+      const q: QueuedJob = { id: this.nextJobId++, job, root, signal, onReplayed, resolve, reject };
+      this.queue.push(q);
+      this.watchWhileQueued(q);
       this.pump();
     });
+  }
+
+  /** A job given up while it waits leaves the queue at once (its promise fails then too). */
+  private watchWhileQueued(q: QueuedJob): void {
+    const signal = q.signal;
+    if (!signal) return;
+    const onAbort = () => {
+      const at = this.queue.indexOf(q);
+      if (at < 0) return;
+      this.queue.splice(at, 1);
+      this.stats.abandoned++;
+      q.reject(new RequestAbandonedError(abandonReason(signal)));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    q.stopQueuedWatch = () => signal.removeEventListener('abort', onAbort);
   }
 
   /** Gives waiting jobs to idle workers (starting workers as needed); drops given-up ones. */
@@ -178,6 +196,7 @@ export class WorkerSimulator implements SimulatorPort {
   }
 
   private start(index: number, q: QueuedJob): void {
+    q.stopQueuedWatch?.();
     const slot = this.slots[index] ?? this.spawn(index);
     slot.current = q;
     slot.releaseRoot = this.opts.store.addRetainer(() => [q.root]);
