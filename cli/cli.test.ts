@@ -77,6 +77,18 @@ test('a bad scenario file names the bad field', async (t) => {
   t.regex(io.stderr, /validators must be an integer from 1 to 200/);
 });
 
+test('a scenario file naming a node the network lacks exits 2 with one line, no stack trace', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-cli-'));
+  const file = join(dir, 'crash-v9.json');
+  writeFileSync(file, JSON.stringify({ name: 'x', description: '', validators: 4, durationMs: 1000, steps: [{ atMs: 100, do: 'crash', node: 'v9' }], expect: [] }));
+  const io = capture();
+  t.is(await main(['scenario', 'run', file], io), 2);
+  t.is(io.stdout, '');
+  t.is(io.stderr.trim().split('\n').length, 1, io.stderr);
+  t.true(io.stderr.includes(`${file}: steps[0].node: unknown node 'v9' (this network has v0..v3)`), io.stderr);
+  t.notRegex(io.stderr, /\bat .*\.ts:\d+/);
+});
+
 test('rlp encode and decode QBFT extraData as Besu does', async (t) => {
   const enc = capture('["be068f726a13c8d46c44be6ce9d275600e1735a4","5ff6f4b66a46a2b2310a6f3a93aaddc0d9a1c193"]');
   t.is(await main(['rlp', 'encode', '--type=QBFT_EXTRA_DATA'], enc), 0);

@@ -172,12 +172,43 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
   if (s.bugs !== undefined && (!Array.isArray(s.bugs) || !s.bugs.every(isBugId))) fail('bugs', `must be an array of bug ids (${BUG_IDS.join(', ')})`);
   if (s.besuVersion !== undefined && !isBesuVersion(s.besuVersion)) fail('besuVersion', `must be one of ${BESU_VERSIONS.join(', ')}`);
   if (s.storedHistoryCheck !== undefined && s.storedHistoryCheck !== 'refuse' && s.storedHistoryCheck !== 'warn') fail('storedHistoryCheck', "must be 'refuse' or 'warn'");
+  // The network's node names, as the runner makes them: v0.., o0.., then "<name>-twin" per twin.
+  const validatorCount = s.validators as number;
+  const observerCount = (s.observers as number | undefined) ?? 0;
+  const nodeNames = new Set<string>();
+  for (let i = 0; i < validatorCount; i++) nodeNames.add(`v${i}`);
+  for (let i = 0; i < observerCount; i++) nodeNames.add(`o${i}`);
+  const range = (p: string, n: number) => (n === 1 ? `${p}0` : `${p}0..${p}${n - 1}`);
+  const networkHas = () =>
+    [range('v', validatorCount), ...(observerCount > 0 ? [range('o', observerCount)] : []), ...[...nodeNames].filter((n) => n.endsWith('-twin'))].join(', ');
+  const node = (field: string, value: unknown): void => {
+    if (typeof value !== 'string') fail(field, 'must be a node name');
+    else if (!nodeNames.has(value)) fail(`${field}:`, `unknown node '${value}' (this network has ${networkHas()})`);
+  };
+  const nodeList = (field: string, value: unknown): void => {
+    if (!Array.isArray(value)) fail(field, 'must be an array of node names');
+    (value as unknown[]).forEach((n, j) => node(`${field}[${j}]`, n));
+  };
+  /** A node name, an address (0x + 40 hex digits) or a test account (account0..), as the runner resolves them. */
+  const nodeOrAccount = (field: string, value: unknown): void => {
+    if (typeof value === 'string' && (/^0x[0-9a-fA-F]{40}$/.test(value) || /^account\d$/.test(value))) return;
+    node(field, value);
+  };
+  if (s.twins !== undefined) {
+    nodeList('twins', s.twins);
+    for (const twin of s.twins as string[]) nodeNames.add(`${twin}-twin`);
+  }
+  if (s.misconfigured !== undefined) {
+    if (!Array.isArray(s.misconfigured)) fail('misconfigured', 'must be an array');
+    (s.misconfigured as Array<Record<string, unknown>>).forEach((m, i) => node(`misconfigured[${i}].node`, m?.node));
+  }
   if (s.privacy !== undefined) {
     const p = s.privacy as Record<string, unknown>;
     const names = (x: unknown) => Array.isArray(x) && x.length > 0 && x.length <= 64 && x.every((n) => typeof n === 'string' && /^[\w-]{1,32}$/.test(n));
     if (typeof p !== 'object' || p === null || !names(p.nodes)) fail('privacy.nodes', 'must be a non-empty array of node names');
     if (!Array.isArray(p.groups) || p.groups.length > 64 || !p.groups.every((g: unknown) => names(g) && (g as string[]).every((n) => (p.nodes as string[]).includes(n))))
       fail('privacy.groups', 'must be an array of groups whose members are privacy nodes');
+    nodeList('privacy.nodes', p.nodes);
   }
   if (!Array.isArray(s.steps)) fail('steps', 'must be an array');
   if ((s.steps as unknown[]).length > 10_000) fail('steps', 'has more than 10000 entries');
@@ -186,6 +217,27 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
     if (typeof st !== 'object' || st === null) fail(`steps[${i}]`, 'must be an object');
     if (!Number.isInteger(st.atMs) || (st.atMs as number) < 0) fail(`steps[${i}].atMs`, 'must be a non-negative integer');
     if (!STEP_KINDS.has(st.do as string)) fail(`steps[${i}].do`, `must be one of ${[...STEP_KINDS].join(', ')}`);
+    switch (st.do) {
+      case 'crash': case 'restart': case 'pause': case 'resume': case 'byzantine': case 'skew': case 'rpc': case 'private-tx': case 'api-clients':
+        node(`steps[${i}].node`, st.node);
+        break;
+      case 'partition':
+        if (!Array.isArray(st.groups)) fail(`steps[${i}].groups`, 'must be an array of groups of node names');
+        (st.groups as unknown[]).forEach((g, j) => nodeList(`steps[${i}].groups[${j}]`, g));
+        break;
+      case 'clog': case 'unclog':
+        node(`steps[${i}].from`, st.from);
+        node(`steps[${i}].to`, st.to);
+        break;
+      case 'vote': case 'discard-vote':
+        nodeList(`steps[${i}].nodes`, st.nodes);
+        nodeOrAccount(`steps[${i}].subject`, st.subject);
+        break;
+      case 'transfer':
+        if (st.node !== undefined) node(`steps[${i}].node`, st.node);
+        if (st.to !== undefined && st.to !== 'logger') nodeOrAccount(`steps[${i}].to`, st.to);
+        break;
+    }
     const customBehaviours = extensions.behaviours ?? [];
     if (st.do === 'byzantine' && !isByzantineBehaviour(st.behaviour) && !customBehaviours.includes(st.behaviour as string))
       fail(`steps[${i}].behaviour`, `must be one of ${[...BYZANTINE_BEHAVIOURS, ...customBehaviours].join(', ')}`);
@@ -205,6 +257,12 @@ export function validateScenario(input: unknown, source = 'scenario', extensions
   (s.expect as unknown[]).forEach((e, i) => {
     const ex = e as Record<string, unknown>;
     if (typeof ex !== 'object' || ex === null || !EXPECT_KINDS.has(ex.kind as string)) fail(`expect[${i}].kind`, `must be one of ${[...EXPECT_KINDS].join(', ')}`);
+    if (ex.kind === 'forked-off') node(`expect[${i}].node`, ex.node);
+    else if (ex.kind === 'validators-at') {
+      if (!Array.isArray(ex.validators)) fail(`expect[${i}].validators`, 'must be an array of node names or addresses');
+      (ex.validators as unknown[]).forEach((v, j) => nodeOrAccount(`expect[${i}].validators[${j}]`, v));
+    } else if (ex.kind === 'balance-at-least' || ex.kind === 'balance-equals') nodeOrAccount(`expect[${i}].account`, ex.account);
+    else if (ex.nodes !== undefined) nodeList(`expect[${i}].nodes`, ex.nodes);
   });
   return input as Scenario;
 }
