@@ -9,6 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
+import { unknownOptionMessage } from '../node/cli/suggest.ts';
 import { runCheckBattery, type CheckReport } from '../sim/operator/check-battery.ts';
 import { formatMs } from '../sim/operator/check-cases.ts';
 import { OperatorInputError, readOperatorGenesis, type OperatorGenesis } from '../sim/operator/operator-genesis.ts';
@@ -35,7 +36,7 @@ export function parseStrict(args: string[], options: OptionSpec, command: string
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError(`${command}: ${(err as Error).message}`);
+    throw new UsageError(`${command}: ${unknownOptionMessage(err, Object.keys(options)) ?? (err as Error).message}`);
   }
   if (parsed.positionals.length > 0) throw new UsageError(`${command}: unexpected argument '${parsed.positionals[0]}'`);
   return parsed as { values: Record<string, string | boolean | undefined>; positionals: string[] };

@@ -148,3 +148,35 @@ test('sim --besu-version runs the nodes as that release line: its bugs on, named
   t.is(first.besuVersion, '25.2');
   t.true(first.bugs?.includes('besu-8307'));
 });
+
+test('--version and -V print the package version and exit 0; node --version prints the client version as besu --version does', async (t) => {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-V']) {
+    const io = capture();
+    t.is(await main([flag], io), 0);
+    t.is(io.stdout, `qbft-lab ${version}\n`, 'QBFT_LAB_VERSION agrees with package.json');
+    t.is(io.stderr, '');
+  }
+  const node = capture();
+  t.is(await main(['node', '--version'], node), 0);
+  t.regex(node.stdout, new RegExp(`^qbft-lab/v${version.replace(/\./g, '\\.')}/[\\w-]+/node-\\d+\\n$`));
+});
+
+test('a mistyped command or option answers one line with the nearest name, exit 2', async (t) => {
+  for (const [args, line] of [
+    [['scenaro', 'run', 'happy-path'], "qbft-lab: unknown command 'scenaro' (did you mean 'scenario'?)"],
+    [['netwrok'], "qbft-lab: unknown command 'netwrok' (did you mean 'network'?)"],
+    [['netwrok', '--help'], "qbft-lab: unknown command 'netwrok' (did you mean 'network'?)"],
+    [['frobnicate'], "qbft-lab: unknown command 'frobnicate' (see 'qbft-lab --help')"],
+    [['scenario', 'rnu', 'happy-path'], "qbft-lab: scenario: expected 'list' or 'run', got 'rnu' (did you mean 'run'?) (see 'qbft-lab scenario --help')"],
+    [['sim', '--validatorz', '4'], "qbft-lab: Unknown option '--validatorz' (did you mean '--validators'?) (see 'qbft-lab sim --help')"],
+    [['sim', '--frobnicate'], "qbft-lab: Unknown option '--frobnicate' (see 'qbft-lab sim --help')"],
+    [['check', '--genesis-fle', 'g.json'], "qbft-lab: check: Unknown option '--genesis-fle' (did you mean '--genesis-file'?) (see 'qbft-lab check --help')"],
+    [['node', '--rpc-http-prot', '1'], "qbft-lab: Unknown option '--rpc-http-prot' (did you mean '--rpc-http-port'?) (see 'qbft-lab node --help')"],
+  ] as Array<[string[], string]>) {
+    const io = capture();
+    t.is(await main(args, io), 2, args.join(' '));
+    t.is(io.stdout, '');
+    t.is(io.stderr, `${line}\n`, args.join(' '));
+  }
+});

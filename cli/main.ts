@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
+import { didYouMean, unknownOptionMessage } from '../node/cli/suggest.ts';
 import { parseExtraDataType, rlpDecode, rlpEncode } from '../node/cli/rlp-command.ts';
 import { GenesisError } from '../node/chain/genesis.ts';
 import { loadGenesisFile } from '../node/cli/genesis-file.ts';
@@ -54,6 +55,7 @@ Usage:
                    [--private-key-file-name N] [--public-key-file-name N]   (Besu's; keys + genesis)
   qbft-lab rlp encode|decode [--type=QBFT_EXTRA_DATA|IBFT_EXTRA_DATA] [--from F] [--to F]
   qbft-lab help
+  qbft-lab --version | -V   (the version; 'qbft-lab node --version' prints the client version, as 'besu --version' does)
 
 --report-dir DIR writes an HTML and a Markdown report and the trace of every failed run.
 --json prints the results as JSON instead of text.
@@ -90,8 +92,18 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(unknownOptionMessage(err, Object.keys(options)) ?? (err as Error).message);
   }
+}
+
+/** The commands of HELP's usage lines ('scenario', 'sim', ..., 'help'), for "did you mean". */
+const COMMANDS = [...new Set([...HELP.matchAll(/^ {2}qbft-lab (\S+)/gm)].map((m) => m[1]!))];
+
+/** A command qbft-lab does not have: one line, with the nearest one it does or else a pointer to the help. */
+class UnknownCommandError extends UsageError {}
+
+function unknownCommand(command: string): UnknownCommandError {
+  return new UnknownCommandError(`unknown command '${command}'${didYouMean(command, COMMANDS) || " (see 'qbft-lab --help')"}`);
 }
 
 const wallClock = () => performance.now();
@@ -134,7 +146,7 @@ async function scenarioCommand(args: string[], io: Io): Promise<number> {
     else for (const s of SCENARIOS) io.out(`${s.name.padEnd(24)} ${s.description}`);
     return 0;
   }
-  if (sub !== 'run') throw new UsageError(`scenario: expected 'list' or 'run', got '${sub ?? ''}'`);
+  if (sub !== 'run') throw new UsageError(`scenario: expected 'list' or 'run', got '${sub ?? ''}'${didYouMean(sub ?? '', ['list', 'run'])}`);
   const { values, positionals } = parse(rest, {
     seed: { type: 'string' },
     json: { type: 'boolean' },
@@ -250,6 +262,14 @@ function rlpCommand(args: string[], io: Io): number {
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [command, ...args] = argv;
   try {
+    if (command === '--version' || command === '-V') {
+      io.out(`qbft-lab ${(await import('../node/rpc/node-api.ts')).QBFT_LAB_VERSION}`);
+      return 0;
+    }
+    if (command === 'node' && wantsVersion(args)) {
+      io.out((await import('../node/rpc/node-api.ts')).defaultClientVersion());
+      return 0;
+    }
     if (command !== undefined && wantsHelp(args)) {
       io.out(await commandHelp(command));
       return 0;
@@ -320,9 +340,13 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         io.out(HELP);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command '${command}'`);
+        throw unknownCommand(command);
     }
   } catch (err) {
+    if (err instanceof UnknownCommandError) {
+      io.err(`qbft-lab: ${err.message}`);
+      return 2;
+    }
     if (err instanceof UsageError || err instanceof ScenarioError) {
       io.err(`qbft-lab: ${err.message} (see 'qbft-lab ${command && command !== 'help' ? `${command} ` : ''}--help')`);
       return 2;
@@ -337,6 +361,12 @@ function wantsHelp(args: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
+/** `--version` or `-V` among a command's arguments (before a `--`), as `besu --version`. */
+function wantsVersion(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--version' || a === '-V');
+}
+
 /** The usage lines of one command (from HELP); for `node`, also every option it accepts. */
 async function commandHelp(command: string): Promise<string> {
   const lines = HELP.split('\n');
@@ -347,7 +377,7 @@ async function commandHelp(command: string): Promise<string> {
     else if (!/^ {4,}/.test(line)) inCommand = false;
     if (inCommand) out.push(line);
   }
-  if (out.length === 0) throw new UsageError(`unknown command '${command}'`);
+  if (out.length === 0) throw unknownCommand(command);
   if (command === 'node') {
     const { NODE_OPTIONS } = await import('../node/cli/node-options.ts');
     out.push('', 'Options (Besu names; also as keys of a TOML --config-file):');

@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
+import { unknownOptionMessage } from './suggest.ts';
 import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { DEFAULT_REMOTE_CONNECTIONS_MAX_PERCENTAGE, maxRemotelyInitiatedPeers, PeerLimitError } from '../p2p/peer-limits.ts';
 import { parseApiList } from '../rpc/registry.ts';
@@ -223,7 +224,7 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
     });
     ({ values } = parseArgs({ args: normalized, options, strict: true, allowPositionals: false }));
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(unknownOptionMessage(err, Object.keys(NODE_OPTIONS)) ?? (err as Error).message);
   }
   const cli: Raw = {};
   for (const [name, value] of Object.entries(values)) cli[name as NodeOptionName] = coerce(name as NodeOptionName, value, '');
