@@ -4,7 +4,7 @@ import { bytesToHex, hexToBytes } from '../crypto/bytes.ts';
 import { DisconnectReason } from '../p2p/rlpx/disconnect-reasons.ts';
 import { MAX_FRAME_SIZE_FIELD } from '../p2p/rlpx/frame-codec.ts';
 import { decodeDisconnect, P2pCode } from '../p2p/rlpx/p2p-messages.ts';
-import { RawPeer } from '../p2p/rlpx/rlpx-test-kit.ts';
+import { RawPeer, within } from '../p2p/rlpx/rlpx-test-kit.ts';
 import { privateKeyToAddress } from '../crypto/secp256k1.ts';
 import { RlpxTransport, type RlpxTransportOptions } from './live-rlpx-transport.ts';
 import type { PeerId, WireMessage } from './ports.ts';
@@ -223,15 +223,6 @@ function disconnectReason(raw: RawPeer): number | undefined {
   return frame && decodeDisconnect(frame.data);
 }
 
-async function within<T>(promise: Promise<T>, what: string, boundMs = 20_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs} ms`)), boundMs)));
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 test('at most maxPendingInbound connections wait in the handshake; one more is closed before any byte is read', async (t) => {
   const a = await start(40, { maxPendingInbound: 3 });

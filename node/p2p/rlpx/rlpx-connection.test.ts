@@ -7,7 +7,7 @@ import { nodeIdFromPrivateKey } from './node-identity.ts';
 import { MAX_FRAME_SIZE_FIELD } from './frame-codec.ts';
 import { decodeDisconnect, EMPTY_LIST, encodeHello, MAX_HELLO_DATA_BYTES, P2pCode } from './p2p-messages.ts';
 import { MAX_FRAME_BYTES_BEFORE_HELLO, RlpxConnection, type RlpxClose, type RlpxConnectionOptions, type RlpxReady } from './rlpx-connection.ts';
-import { duplexPair, key, ManualTimers, RawPeer, socketPair } from './rlpx-test-kit.ts';
+import { duplexPair, key, ManualTimers, RawPeer, socketPair, within } from './rlpx-test-kit.ts';
 import type { WireMessage } from '../../runtime/ports.ts';
 
 const keyA = key(0x11);
@@ -339,16 +339,6 @@ test('constructor rejects bad keys and a missing remote id', (t) => {
   t.throws(() => new RlpxConnection({ ...base, socket, role: 'recipient', nodeKey: keyA, capabilities: [] }));
 });
 
-/** Resolves with `promise`, or fails the test once a generous bound has passed without it. */
-async function within<T>(promise: Promise<T>, what: string, boundMs = 20_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs} ms`)), boundMs)));
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Waits for `condition`, failing once a generous bound has passed without it. */
 async function until(condition: () => boolean, what: string, boundMs = 20_000): Promise<void> {

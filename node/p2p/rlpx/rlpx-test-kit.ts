@@ -271,3 +271,14 @@ export class RawPeer {
     }
   }
 }
+
+/** Resolves with `promise`, or fails the test once a generous bound has passed without it. */
+export async function within<T>(promise: Promise<T>, what: string, boundMs = 20_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${boundMs} ms`)), boundMs)));
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
