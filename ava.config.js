@@ -1,8 +1,4 @@
-export default {
-  files: ['node/**/*.test.ts', 'sim/**/*.test.ts', 'scenarios/**/*.test.ts', 'reports/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
-  extensions: { ts: 'module' },
-  nodeArguments: ['--import=tsx'],
-  timeout: '5m',
-  concurrency: 2,
-  workerThreads: false,
-};
+// The fast lane (`npm test`); the end-to-end lane is ava.e2e.config.js. test/lanes.js says which is which.
+import { ALL, COMMON, E2E } from './test/lanes.js';
+
+export default { ...COMMON, files: [...ALL, ...E2E.map((glob) => `!${glob}`)] };

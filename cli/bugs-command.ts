@@ -6,13 +6,14 @@ import type { BugCheck } from '../sim/bugs/check.ts';
 import type { KnownBug } from '../sim/bugs/known-bug.ts';
 import type { JUnitCase } from '../reports/junit.ts';
 import { writeJUnitFile } from './junit-file.ts';
-
-type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
+import { formatTable } from './format.ts';
+import { BESU_VERSIONS } from '../sim/bugs/version-names.ts';
+import { OPTIONS, type Parse } from './command-options.ts';
 
 export async function bugsCommand(args: string[], io: Io, parse: Parse): Promise<number> {
   const [sub, ...rest] = args;
   const { KNOWN_BUGS, findKnownBug } = await import('../sim/bugs/catalogue.ts');
-  const { values, positionals } = parse(rest, { json: { type: 'boolean' }, junit: { type: 'string' } });
+  const { values, positionals } = parse(rest, OPTIONS['bugs check']);
   const junitFile = values.junit as string | undefined;
   switch (sub) {
     case 'list': {
@@ -33,7 +34,7 @@ export async function bugsCommand(args: string[], io: Io, parse: Parse): Promise
         ...(b.fidelity.faithful ? {} : { standInBecause: b.fidelity.why }),
       }));
       if (values.json) io.out(JSON.stringify(rows));
-      else for (const r of rows) io.out(listEntry(r));
+      else io.out(listText(rows));
       return 0;
     }
     case 'check': {
@@ -86,8 +87,36 @@ export function bugCase(bug: KnownBug, r: BugCheck, timeSeconds: number): JUnitC
   return junitCase;
 }
 
-function listEntry(r: { id: string; symptom: string; title: string; link: string; versions: string[]; affected: { since: string; fixedIn?: string }; faithful: boolean; standInBecause?: string }): string {
-  const range = `${r.affected.fixedIn ? `fixed in ${r.affected.fixedIn}` : 'not fixed'}; release lines: ${r.versions.length > 0 ? r.versions.join(', ') : 'none of those modelled'}`;
-  const fidelity = r.faithful ? 'faithful' : `stand-in: ${r.standInBecause}`;
-  return `${r.id.padEnd(11)} ${r.symptom.padEnd(24)} ${r.title}\n            ${range}\n            ${fidelity}\n            ${r.link}`;
+type ListRow = { id: string; symptom: string; title: string; link: string; caughtBy: readonly string[]; versions: string[]; affected: { since: string; fixedIn?: string }; faithful: boolean; standInBecause?: string };
+
+/** Release lines in BESU_VERSIONS order, runs of three or more written A..B, so the column stays narrow. */
+function releaseLines(versions: string[]): string {
+  const index = versions.map((v) => (BESU_VERSIONS as readonly string[]).indexOf(v)).sort((a, b) => a - b);
+  const runs: number[][] = [];
+  for (const i of index) {
+    const last = runs.at(-1);
+    if (last && last.at(-1) === i - 1) last.push(i);
+    else runs.push([i]);
+  }
+  const text = runs.map((run) => (run.length >= 3 ? `${BESU_VERSIONS[run[0]!]}..${BESU_VERSIONS[run.at(-1)!]}` : run.map((i) => BESU_VERSIONS[i]).join(', ')));
+  return text.join(', ') || '-';
+}
+
+/** The corpus as a table (the long title last, so it cannot push the columns apart), then each bug's link and why a stand-in is one. */
+function listText(rows: ListRow[]): string {
+  const table = formatTable([
+    ['id', 'symptom', 'caught by', 'fixed in', 'release lines', 'fidelity', 'title'],
+    ...rows.map((r) => [r.id, r.symptom, r.caughtBy.join(', '), r.affected.fixedIn ?? 'not fixed', releaseLines(r.versions), r.faithful ? 'faithful' : 'stand-in', r.title]),
+  ]);
+  const width = Math.max(...rows.map((r) => r.id.length));
+  const notes = rows.flatMap((r) => [`  ${r.id.padEnd(width)}  ${r.link}`, ...(r.standInBecause ? [`  ${' '.repeat(width)}  stand-in: ${r.standInBecause}`] : [])]);
+  return [
+    table,
+    '',
+    "release lines: the --besu-version lines that have the bug (A..B: every line from A to B; '-': none of those modelled)",
+    'links, and why a stand-in approximates its bug:',
+    ...notes,
+    '',
+    "'qbft-lab bugs check ID' shows a bug's scenario failing with its switch on and passing with it off; 'qbft-lab fuzz --bug ID' hunts it.",
+  ].join('\n');
 }

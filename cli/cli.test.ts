@@ -180,3 +180,21 @@ test('a mistyped command or option answers one line with the nearest name, exit 
     t.is(io.stderr, `${line}\n`, args.join(' '));
   }
 });
+
+test('a scenario file with times on the absolute clock, a window backwards or a bad step argument exits 2 with one line naming the path', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'qbft-lab-cli-'));
+  const cases: Array<[unknown[], string]> = [
+    [[{ atMs: 1_700_000_001_000, do: 'crash', node: 'v1' }], "steps[0].atMs 1700000001000 looks like an absolute virtual timestamp: times are milliseconds from the start of the run (1700000000000 on the simulator's clock), so write 1000 for 1 s in"],
+    [[{ atMs: 3000, do: 'crash', node: 'v1' }, { atMs: 1000, do: 'restart', node: 'v1' }], 'steps[1] (restart at 1 s) restarts v1, which is running then; steps[0] (crash at 3 s) comes later: a restart must come after its crash'],
+    [[{ atMs: 0, do: 'partition', groups: [['v0', 'v1'], ['v1', 'v2']] }], "steps[0].groups[1][0]: 'v1' is in groups 0 and 1 too (groups must not overlap)"],
+  ];
+  for (const [i, [steps, line]] of cases.entries()) {
+    const file = join(dir, `bad-${i}.json`);
+    writeFileSync(file, JSON.stringify({ name: 'x', description: '', validators: 4, durationMs: 5000, steps, expect: [] }));
+    const io = capture();
+    t.is(await main(['scenario', 'run', file], io), 2, line);
+    t.is(io.stdout, '');
+    t.is(io.stderr.trim().split('\n').length, 1, io.stderr);
+    t.true(io.stderr.startsWith(`qbft-lab: ${file}: ${line}`), io.stderr);
+  }
+});

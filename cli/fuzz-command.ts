@@ -5,26 +5,15 @@ import type { BugHunt } from '../sim/bugs/catalogue.ts';
 import { availableParallelism } from 'node:os';
 import { UsageError } from '../node/cli/usage-error.ts';
 import type { Io } from './main.ts';
-import type { FuzzCaseInfo, FuzzFailure, FuzzReport } from '../sim/fuzz.ts';
+import type { FuzzCaseInfo, FuzzReport } from '../sim/fuzz.ts';
 import type { JUnitCase, JUnitSuite } from '../reports/junit.ts';
 import { MAX_JOBS, workerCaseRunner } from './fuzz-workers.ts';
 import { writeJUnitFile } from './junit-file.ts';
-
-type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
+import { caughtBy, checkersOf, failureLines, FuzzProgress } from './fuzz-text.ts';
+import { OPTIONS, type Parse } from './command-options.ts';
 
 export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallClock: () => number): Promise<number> {
-  const { values, positionals } = parse(args, {
-    runs: { type: 'string' },
-    seed: { type: 'string' },
-    shard: { type: 'string' },
-    json: { type: 'boolean' },
-    'failure-dir': { type: 'string' },
-    'report-dir': { type: 'string' },
-    bug: { type: 'string' },
-    'besu-version': { type: 'string' },
-    jobs: { type: 'string' },
-    junit: { type: 'string' },
-  });
+  const { values, positionals } = parse(args, OPTIONS.fuzz);
   if (positionals.length > 0) throw new UsageError(`fuzz: unexpected argument '${positionals[0]}'`);
   const runs = values.runs === undefined ? 100 : Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 1_000_000) throw new UsageError(`--runs: '${values.runs}' must be an integer from 1 to 1000000`);
@@ -54,11 +43,14 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
   if (junitFile !== undefined) writeJUnitFile(junitFile, '');
   // Only what the JUnit cases need (the descriptions are long), and only with --junit.
   const cases: CaseRecord[] = [];
+  const { runFuzz, caseIndices } = await import('../sim/fuzz.ts');
+  // JSON Lines for programs with --json; for people, progress and a line per failing case.
+  const progress = new FuzzProgress((line) => io.err(line), caseIndices(runs, shard).length, wallClock, jobs === 1);
   const onCase = (info: FuzzCaseInfo) => {
     if (junitFile !== undefined) cases.push({ caseIndex: info.caseIndex, caseSeed: info.caseSeed, name: info.name, seed: info.seed, validators: info.validators, durationMs: info.durationMs, height: info.height, ok: info.ok, reason: info.reason, wallMs: info.wallMs });
-    if (!values.json) io.err(JSON.stringify(info));
+    if (values.json) io.err(JSON.stringify(info));
+    else progress.onCase(info);
   };
-  const { runFuzz } = await import('../sim/fuzz.ts');
   const report = await runFuzz({
     runs,
     seed,
@@ -71,17 +63,7 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
     onCase,
   });
   if (values.json) io.out(JSON.stringify(report, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
-  else {
-    io.out(`fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`);
-    io.out(ruleCoverageLine(report.ruleMarks));
-    const what = bug !== undefined ? `bug ${bug}${hunt && hunt.switches[0] !== bug ? ` (switch ${hunt.switches[0]})` : ''}` : besuVersion !== undefined ? `Besu ${besuVersion} (${hunt ? hunt.switches.join(', ') : 'no known bug'})` : undefined;
-    if (what !== undefined && hunt) io.out(report.find ? `${what}: found after ${report.runsToFind} runs, caught by ${report.find.checker ?? 'a failure'}; the shrunk case passes with the switch off` : `${what}: not found in ${report.runs} runs`);
-    else if (what !== undefined) io.out(`${what}: ${report.failures.length === 0 ? 'no failure' : `${report.failures.length} failures`} in ${report.runs} runs`);
-    for (const f of report.failures) {
-      const uncounted = f.find && !f.find.counted ? ` (not counted as a find: ${f.find.notCounted})` : '';
-      io.out(`  failure in case ${f.caseIndex}${uncounted}${f.file ? `: replay with 'qbft-lab scenario run ${f.file}'` : ''}`);
-    }
-  }
+  else io.out(summaryLines(report, bug, besuVersion, hunt).join('\n'));
   if (junitFile !== undefined) {
     const { junitXml } = await import('../reports/junit.ts');
     writeJUnitFile(junitFile, junitXml([fuzzSuite(report, cases, bug)]));
@@ -96,10 +78,27 @@ export async function fuzzCommand(args: string[], io: Io, parse: Parse, wallCloc
 
 export type CaseRecord = Pick<FuzzCaseInfo, 'caseIndex' | 'caseSeed' | 'name' | 'seed' | 'validators' | 'durationMs' | 'height' | 'ok' | 'reason' | 'wallMs'>;
 
-/** What failed: the checkers with a violation in the shrunk run, else the kind of failure its reason names. */
-function violatedCheckers(f: FuzzFailure): string {
-  const checkers = [...new Set(f.result?.violations.map((v) => v.checker) ?? [])];
-  return checkers.length > 0 ? checkers.join(', ') : f.reason.split(/[:;]/)[0];
+/** The campaign's end for people: counts, coverage, the hunt's outcome and every failure with how to replay it. */
+function summaryLines(report: FuzzReport, bug: string | undefined, besuVersion: BesuVersion | undefined, hunt: BugHunt | undefined): string[] {
+  const lines = [
+    `fuzz: ${report.runs} runs, ${report.failures.length} failures, liveness checked in ${report.livenessChecked} (skipped ${report.livenessSkipped})${report.runsPerMinute ? `, ${report.runsPerMinute.toFixed(1)} runs/min` : ''}`,
+    ruleCoverageLine(report.ruleMarks),
+  ];
+  const what = bug !== undefined ? `bug ${bug}${hunt && hunt.switches[0] !== bug ? ` (switch ${hunt.switches[0]})` : ''}` : besuVersion !== undefined ? `Besu ${besuVersion} (${hunt ? hunt.switches.join(', ') : 'no known bug'})` : undefined;
+  if (what !== undefined && hunt) lines.push(huntLine(what, report));
+  else if (what !== undefined) lines.push(`${what}: ${report.failures.length === 0 ? 'no failure' : `${report.failures.length} failures`} in ${report.runs} runs`);
+  for (const f of report.failures) lines.push(...failureLines(f, report.seed, bug === undefined ? '' : ` --bug ${bug}`));
+  return lines;
+}
+
+/** A hunt's outcome: the case that found the bug and the checker that caught it, with every checker the shrunk run tripped. */
+function huntLine(what: string, report: FuzzReport): string {
+  const found = report.find ? report.failures.find((f) => f.caseIndex === report.find!.caseIndex) : undefined;
+  if (!report.find || !found) return `${what}: not found in ${report.runs} runs`;
+  const checkers = checkersOf(found);
+  const caught = report.find.checker ?? caughtBy(found);
+  const others = checkers.filter((c) => c !== caught);
+  return `${what}: found in case ${found.caseIndex} after ${report.runsToFind} runs, caught by ${caught}${others.length > 0 ? ` (also ${others.join(', ')})` : ''}; the shrunk case (scenario seed ${found.scenario.seed ?? 1}) passes with the switch off`;
 }
 
 /**
@@ -119,14 +118,14 @@ export function fuzzSuite(report: FuzzReport, cases: CaseRecord[], bug: string |
       `run this case alone: qbft-lab fuzz --seed ${report.seed} --runs ${c.caseIndex + 1} --shard ${c.caseIndex}/${c.caseIndex + 1}${bugArgs}`,
     ];
     if (f) {
-      if (bug !== undefined) lines.unshift(f.find?.counted === false ? `not counted as a find of bug ${bug}: ${f.find.notCounted}` : `found bug ${bug}: ${violatedCheckers(f)}`);
+      if (bug !== undefined) lines.unshift(f.find?.counted === false ? `not counted as a find of bug ${bug}: ${f.find.notCounted}` : `found bug ${bug}: ${caughtBy(f)}`);
       lines.push(`shrunk (${f.shrinks} shrinks): ${f.reason}`, f.file ? `shrunk scenario: ${f.file} (replay with 'qbft-lab scenario run ${f.file}')` : 'shrunk scenario not written');
       if (!f.reproduced) lines.push('the shrunk scenario did not replay to the same failure');
     }
     const failed = !c.ok || f !== undefined;
     const record: JUnitCase = { name: `case ${c.caseIndex} (${c.name})`, classname: 'qbft-lab.fuzz', timeSeconds: (c.wallMs ?? 0) / 1000, systemOut: lines.join('\n') };
     if (failed && bug === undefined) {
-      const what = f ? violatedCheckers(f) : (c.reason ?? 'failed').split(/[:;]/)[0];
+      const what = f ? caughtBy(f) : (c.reason ?? 'failed').split(/[:;]/)[0];
       record.failure = {
         message: `${what} (case seed ${c.caseSeed}${f?.file ? `, shrunk scenario ${f.file}` : ''})`,
         details: [`first run: ${c.reason ?? 'failed'}`, ...lines].join('\n'),
@@ -137,7 +136,7 @@ export function fuzzSuite(report: FuzzReport, cases: CaseRecord[], bug: string |
   if (bug !== undefined) {
     const found = report.find ? report.failures.find((f) => f.caseIndex === report.find!.caseIndex) : undefined;
     const summary: JUnitCase = { name: `bug ${bug} found`, classname: 'qbft-lab.fuzz', timeSeconds: 0 };
-    if (found) summary.systemOut = `found in case ${found.caseIndex} (case seed ${found.caseSeed}) after ${report.runsToFind} runs, caught by ${violatedCheckers(found)}${found.file ? `; shrunk scenario ${found.file}` : ''}`;
+    if (found) summary.systemOut = `found in case ${found.caseIndex} (case seed ${found.caseSeed}) after ${report.runsToFind} runs, caught by ${caughtBy(found)}${found.file ? `; shrunk scenario ${found.file}` : ''}`;
     else summary.failure = { message: `bug ${bug} not found in ${report.runs} runs (campaign seed ${report.seed})`, details: `switches: ${(report.bugs ?? []).join(', ')}` };
     out.push(summary);
   }

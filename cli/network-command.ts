@@ -26,11 +26,14 @@ import { BESU_TEST_ACCOUNTS, validatorKeys } from '../sim/keys.ts';
 import type { Io } from './main.ts';
 import { ProcessNetwork, type ProcessNodeSpec } from './process-network.ts';
 import { networkPrivacyArgs, networkPrivacyKey, PRIVACY_APIS } from './network-privacy.ts';
+import { choosePorts, DEFAULT_BASE_PORT, DEFAULT_P2P_BASE_PORT } from './network-ports.ts';
 
 export interface NetworkFlags {
   validators?: string;
   'data-path'?: string;
   'block-period'?: string;
+  /** Besu's emptyblockperiodseconds for the generated genesis: with no transaction waiting, a block only this often (default 0: off). */
+  'empty-block-period'?: string;
   'request-timeout'?: string;
   'chain-id'?: string;
   /** Newest hardfork of the generated genesis (default: the newest this node runs). */
@@ -60,6 +63,9 @@ export interface RunningNetwork {
   metricsPorts: number[];
   /** What the endpoints let in. */
   access: { apis: string; hostAllowlist: string; corsOrigins: string | undefined };
+  /** What the user should know before using it: ports that moved, flags a kept genesis overrides. */
+  notes: string[];
+  genesis: Genesis;
   close(): Promise<void>;
 }
 
@@ -106,27 +112,51 @@ interface NetworkFiles {
   apis: string;
   hostAllowlist: string;
   corsOrigins: string | undefined;
+  notes: string[];
 }
 
-/** The genesis (kept in the data path, so a restarted network resumes its chain) and the access settings. */
-function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
+/** Flags that only shape a new genesis: a kept one (an earlier start's) has its own values. */
+function keptGenesisNotes(flags: NetworkFlags, genesisFile: string, genesis: Genesis): string[] {
+  const kept = [
+    { flag: '--block-period', given: flags['block-period'], has: genesis.qbft.blockPeriodSeconds, what: 'a block period' },
+    { flag: '--empty-block-period', given: flags['empty-block-period'], has: genesis.qbft.emptyBlockPeriodSeconds, what: 'an empty-block period' },
+  ];
+  return kept
+    .filter((k) => k.given !== undefined && Number(k.given) !== k.has)
+    .map((k) => `${genesisFile} is kept from an earlier start, with ${k.what} of ${k.has} s: ${k.flag} ${k.given} applies to a new chain (another --data-path, or remove that directory)`);
+}
+
+/** The genesis (kept in the data path, so a restarted network resumes its chain), the ports and the access settings. */
+async function prepareNetwork(flags: NetworkFlags, nowMs: number): Promise<NetworkFiles> {
   const n = intFlag(flags.validators, '--validators', 4, 1, 32);
-  const basePort = intFlag(flags['base-port'], '--base-port', 8545, 0, 65000);
-  const p2pBasePort = intFlag(flags['p2p-base-port'], '--p2p-base-port', basePort === 0 ? 0 : 30303, 0, 65535 - (n - 1));
+  const requestedBase = intFlag(flags['base-port'], '--base-port', DEFAULT_BASE_PORT, 0, 65000);
+  const requestedP2p = intFlag(flags['p2p-base-port'], '--p2p-base-port', requestedBase === 0 ? 0 : DEFAULT_P2P_BASE_PORT, 0, 65535 - (n - 1));
   const dataPath = flags['data-path'] ?? join('build', 'network');
-  if (flags['metrics-enabled'] && basePort !== 0 && basePort + 1000 + 10 * (n - 1) > 65535)
-    throw new UsageError(`--base-port ${basePort}: with --metrics-enabled, ${n} nodes need metrics ports up to ${basePort + 1000 + 10 * (n - 1)}, above 65535`);
+  if (flags['metrics-enabled'] && requestedBase !== 0 && requestedBase + 1000 + 10 * (n - 1) > 65535)
+    throw new UsageError(`--base-port ${requestedBase}: with --metrics-enabled, ${n} nodes need metrics ports up to ${requestedBase + 1000 + 10 * (n - 1)}, above 65535`);
+  const emptyBlockPeriodSeconds = intFlag(flags['empty-block-period'], '--empty-block-period', 0, 0, 86_400);
+  const ports = await choosePorts({
+    n,
+    basePort: requestedBase,
+    baseExplicit: flags['base-port'] !== undefined,
+    p2pBasePort: requestedP2p,
+    p2pExplicit: flags['p2p-base-port'] !== undefined,
+    metrics: flags['metrics-enabled'] === true,
+  });
+  const { basePort, p2pBasePort } = ports;
   const keys = validatorKeys(n);
   // The generated genesis is kept in the data path, so a restarted network resumes its chain.
   const genesisFile = join(dataPath, 'genesis.json');
   mkdirSync(dataPath, { recursive: true });
-  if (!existsSync(genesisFile)) {
+  const kept = existsSync(genesisFile);
+  if (!kept) {
     const json = buildSimGenesis({
       validators: keys.map((k) => k.address),
       startTimeSeconds: Math.floor(nowMs / 1000),
       chainId: intFlag(flags['chain-id'], '--chain-id', 1337, 1, 2 ** 31),
       blockPeriodSeconds: intFlag(flags['block-period'], '--block-period', 1, 1, 3600),
       requestTimeoutSeconds: intFlag(flags['request-timeout'], '--request-timeout', 4, 1, 3600),
+      emptyBlockPeriodSeconds,
       fork: forkFlag(flags.fork),
     });
     writeFileSync(genesisFile, JSON.stringify(json, null, 2));
@@ -139,7 +169,8 @@ function prepareNetwork(flags: NetworkFlags, nowMs: number): NetworkFiles {
   // Besu's safe defaults: only local host names, no cross-origin pages; flags open them up.
   const hostAllowlist = flags['host-allowlist'] ?? 'localhost,127.0.0.1';
   const corsOrigins = flags['rpc-http-cors-origins'];
-  return { n, basePort, p2pBasePort, dataPath, genesisFile, genesis, keys, apis, hostAllowlist, corsOrigins };
+  const notes = [...ports.notes, ...(kept ? keptGenesisNotes(flags, genesisFile, genesis) : [])];
+  return { n, basePort, p2pBasePort, dataPath, genesisFile, genesis, keys, apis, hostAllowlist, corsOrigins, notes };
 }
 
 /** `qbft-lab node` options of validator i (without key, P2P port and bootnodes). */
@@ -161,7 +192,7 @@ function nodeArgs(files: NetworkFiles, i: number, flags: NetworkFlags): string[]
 
 /** Each validator in its own `qbft-lab node` process, peered over RLPx. */
 export async function startProcessNetwork(flags: NetworkFlags, nowMs: number, extraNodeArgs: readonly string[] = []): Promise<{ net: ProcessNetwork; files: NetworkFiles }> {
-  const files = prepareNetwork(flags, nowMs);
+  const files = await prepareNetwork(flags, nowMs);
   const specs: ProcessNodeSpec[] = files.keys.map((key, i) => {
     const dataPath = join(files.dataPath, `v${i}`);
     mkdirSync(dataPath, { recursive: true });
@@ -199,8 +230,19 @@ function refusal(err: unknown, net: ProcessNetwork): UsageError {
   return new UsageError(`network: ${failed.spec.name} refused to start: ${why}`);
 }
 
+/** How often blocks come, as a dApp developer needs to know it. */
+function blockTimingLine(genesis: Genesis): string {
+  const { blockPeriodSeconds: period, emptyBlockPeriodSeconds: empty } = genesis.qbft;
+  if (empty > period) return `Blocks every ${period} s while transactions wait; with none waiting, every ${empty} s (the empty-block period, --empty-block-period)`;
+  return `Blocks every ${period} s, with or without transactions (--empty-block-period S: an idle chain makes a block every S s)`;
+}
+
+function titleLines(title: string, notes: readonly string[]): string[] {
+  return [title, ...notes.map((note) => `note: ${note}`), ''];
+}
+
 export function describeProcessNetwork(net: ProcessNetwork, files: NetworkFiles): string {
-  const lines = ['qbft-lab network: QBFT validators on the real clock, one process each, peered over RLPx', ''];
+  const lines = titleLines('qbft-lab network: QBFT validators on the real clock, one process each, peered over RLPx', files.notes);
   for (const node of net.nodes) {
     const metrics = node.metricsPort === undefined ? '' : `  metrics http://127.0.0.1:${node.metricsPort}/metrics`;
     lines.push(`  ${node.spec.name}  ${node.spec.address}  pid ${node.child?.pid ?? '-'}  http://127.0.0.1:${node.httpPort}  ws://127.0.0.1:${node.wsPort}  graphql http://127.0.0.1:${node.graphqlPort}/graphql${metrics}`);
@@ -208,7 +250,7 @@ export function describeProcessNetwork(net: ProcessNetwork, files: NetworkFiles)
     const privacyKey = networkPrivacyKey(node.spec.dataPath);
     if (privacyKey) lines.push(`      privacy key ${privacyKey}`);
   }
-  lines.push('', `Genesis ${files.genesisFile}`);
+  lines.push('', `Genesis ${files.genesisFile}`, blockTimingLine(files.genesis));
   lines.push(`APIs ${files.apis}; host allowlist ${files.hostAllowlist}; CORS origins ${files.corsOrigins ?? 'none (web pages cannot call: see --rpc-http-cors-origins)'}`);
   lines.push('', "Funded accounts (Besu's public development keys; never use them on a real network):");
   for (const a of BESU_TEST_ACCOUNTS) lines.push(`  ${a.address}  0x${Buffer.from(a.privateKey).toString('hex')}`);
@@ -237,7 +279,7 @@ async function processStatusLine(net: ProcessNetwork): Promise<string> {
 }
 
 export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<RunningNetwork> {
-  const files = prepareNetwork(flags, nowMs);
+  const files = await prepareNetwork(flags, nowMs);
   const { n, keys, genesis, dataPath, apis, hostAllowlist, corsOrigins } = files;
   const hub = new LoopbackNetwork();
   const nodes: LiveNode[] = [];
@@ -274,12 +316,14 @@ export async function startNetwork(flags: NetworkFlags, nowMs: number): Promise<
     graphqlPorts: nodes.map((l) => l.graphqlPort ?? 0),
     metricsPorts: flags['metrics-enabled'] ? nodes.map((l) => l.metricsPort ?? 0) : [],
     access: { apis, hostAllowlist, corsOrigins },
+    notes: files.notes,
+    genesis,
     close,
   };
 }
 
 export function describeNetwork(net: RunningNetwork): string {
-  const lines = ['qbft-lab network: QBFT validators on the real clock', ''];
+  const lines = titleLines('qbft-lab network: QBFT validators on the real clock', net.notes);
   net.nodes.forEach((l, i) => {
     const metrics = net.metricsPorts[i] === undefined ? '' : `  metrics http://127.0.0.1:${net.metricsPorts[i]}/metrics`;
     lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql${metrics}`);
@@ -287,6 +331,7 @@ export function describeNetwork(net: RunningNetwork): string {
   });
   lines.push(
     '',
+    blockTimingLine(net.genesis),
     `APIs ${net.access.apis}; host allowlist ${net.access.hostAllowlist}; CORS origins ${net.access.corsOrigins ?? 'none (web pages cannot call: see --rpc-http-cors-origins)'}`,
   );
   lines.push('', "Funded accounts (Besu's public development keys; never use them on a real network):");

@@ -10,8 +10,7 @@ import { BlockchainConfigError, buildBlockchainConfig, parseBlockchainConfig } f
 import { checkFileNames, checkOutputDirectory, DEFAULT_FILE_NAMES, KEYS_DIRECTORY, writeBlockchainConfig, type OutputFileNames } from '../node/cli/blockchain-config-output.ts';
 import type { RandomBytes } from '../node/cli/validator-keys.ts';
 import type { Io } from './main.ts';
-
-type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
+import { OPTIONS, type Parse } from './command-options.ts';
 
 /** Larger than any genesis a private network needs; bounds what is read into memory. */
 export const MAX_CONFIG_FILE_BYTES = 64 * 1024 * 1024;
@@ -33,13 +32,7 @@ function readConfigFile(file: string): string {
 export async function operatorCommand(args: string[], io: Io, parse: Parse, random: RandomBytes = secureRandom): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'generate-blockchain-config') throw new UsageError(`operator: expected 'generate-blockchain-config', got '${sub ?? ''}'`);
-  const { values, positionals } = parse(rest, {
-    'config-file': { type: 'string' },
-    to: { type: 'string' },
-    'genesis-file-name': { type: 'string' },
-    'private-key-file-name': { type: 'string' },
-    'public-key-file-name': { type: 'string' },
-  });
+  const { values, positionals } = parse(rest, OPTIONS['operator generate-blockchain-config']);
   if (positionals.length > 0) throw new UsageError(`operator generate-blockchain-config: unexpected argument '${positionals[0]}'`);
   const configFile = values['config-file'] as string | undefined;
   const to = values.to as string | undefined;

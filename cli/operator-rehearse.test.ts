@@ -65,6 +65,42 @@ test('rehearse: a transition already passed exits 1 with fork (stall with --node
   t.deepEqual([split.code, split.r.verdict, split.r.block], [1, 'fork', 20]);
 });
 
+test('rehearse: at block 100,000 the run starts from a history made without the message exchange, and says so', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-high-'));
+  const next = JSON.parse(readFileSync(f('new-reward-at-20.json'), 'utf8'));
+  next.config.transitions.qbft[0].block = 100_010;
+  writeFileSync(join(dir, 'new.json'), JSON.stringify(next));
+  const io = captureIo();
+  const code = await rehearseCommand(['--genesis-file', f('old.json'), '--new-genesis', join(dir, 'new.json'), '--at-block', '100000', '--restart-window', '6s'], io);
+  t.is(code, 0, io.stdout);
+  t.regex(io.stdout, /^history: blocks 1\.\.99995 made under .*old\.json without the message exchange \(\d+ built by the node's block creator, the others copies of them with their own parent hash, coinbase, number and timestamp\), imported under each genesis \(\d+ through the node's import, the others by its header rules, \d+ with their seals recovered\); [\d.]+ MB, shared by the nodes$/m);
+  t.regex(io.stdout, /^verdict: ok$/m);
+  t.regex(io.stdout, /^ +0 s {2}the network starts on .*old\.json at block 99995 \(its history, blocks 1\.\.99995, made without the message exchange\)$/m);
+  t.regex(io.stdout, /every node is stopped at block 100000$/m);
+  t.regex(io.stdout, /block 100010, the first under: transition at 100010 added/);
+  t.regex(io.stdout, /^v3 +0xfee1d2bb6cd6d7205f95af816de142d4df091ab5 +new +on time +[\d.]+ s +100000 +1000\d\d +up$/m);
+  // Only the blocks after the history are simulated: about a minute of virtual time, not 100,000 seconds.
+  const end = /^ +([\d.]+) s {2}end of the rehearsal$/m.exec(io.stdout);
+  t.truthy(end, io.stdout);
+  t.true(Number(end![1]) < 120, end![1]);
+});
+
+test('rehearse: with shanghaiTime in the genesis, a transition read as a timestamp is said so in the change list', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-time-'));
+  const write = (source: string, name: string) => {
+    const g = JSON.parse(readFileSync(f(source), 'utf8'));
+    Object.assign(g.config, { londonBlock: 0, shanghaiTime: 0 });
+    writeFileSync(join(dir, name), JSON.stringify(g));
+    return join(dir, name);
+  };
+  const io = captureIo();
+  const code = await rehearseCommand(['--genesis-file', write('old.json', 'old.json'), '--new-genesis', write('new-reward-at-20.json', 'new.json'), '--restart-window', '4s'], io);
+  t.is(code, 1, io.stdout);
+  t.regex(io.stdout, /^ {2}transition at 20 added: blockreward 1000000000000000000 \(from timestamp 20 \(read as a time, because the hardfork in force at 20 is shanghaiTime 0, a time-based one, and Besu then compares a transition's block with block timestamps\): a time before the genesis block's, so the rules of every block from block 1\)$/m);
+  t.notRegex(io.stdout, /\(rules from block 1\)/);
+  t.regex(io.stdout, /^verdict: fork at block 1 \(o0\)$/m);
+});
+
 test('rehearse: a new chain, bad options and unreadable files are usage errors of one line', async (t) => {
   const base = ['--genesis-file', f('old.json'), '--new-genesis', f('new-reward-at-20.json')];
   const messages = [

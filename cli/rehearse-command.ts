@@ -2,23 +2,23 @@
  * `qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--stragglers K] [--restart-window D]
  * [--at-block B] [--left-behind NODE,...|COUNT] [--seed S] [--json] [--report-dir DIR]`: Besu's
  * procedure for a configuration change (stop every node, replace the genesis, restart), simulated on
- * the operator's files (sim/operator/rehearsal.ts). Exit 0 for verdict ok, 1 for stall, fork or
- * forked-off, 2 on a usage error (among them a NEW that is a new chain rather than a change).
+ * the operator's files (sim/operator/rehearsal.ts). Exit 0 for verdict ok, 1 for stall, fork,
+ * forked-off or violation, 2 on a usage error (among them a NEW that is a new chain rather than a change).
  */
 import { parseBesuVersion } from './besu-version.ts';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../node/cli/usage-error.ts';
 import { reportBaseName, writeRunReports } from '../reports/write-reports.ts';
+import { changeStartText } from '../sim/operator/genesis-change.ts';
 import { OperatorInputError } from '../sim/operator/operator-genesis.ts';
 import { runRehearsal, type RehearsalReport } from '../sim/operator/rehearsal.ts';
 import { seconds } from '../sim/operator/rehearsal-verdict.ts';
 import type { TraceLine } from '../sim/trace.ts';
 import { parseStrict, parseSeedOption, readOperatorGenesisFile, type CommandIo } from './check-command.ts';
+import { OPTIONS } from './command-options.ts';
 import { parseDurationMs } from './durations.ts';
+import { batteryCommands, violationLines } from './failure-lines.ts';
 import { formatTable } from './format.ts';
-
-export const REHEARSE_USAGE =
-  'qbft-lab rehearse --genesis-file OLD --new-genesis NEW [--stragglers K] [--restart-window D] [--at-block B] [--left-behind NODE,...|COUNT] [--node-checks besu|qbft-lab] [--seed S] [--besu-version V] [--json] [--report-dir DIR]';
 
 function wholeNumber(text: string | undefined, flag: string, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -34,11 +34,23 @@ function leftBehindOption(text: string | undefined): string[] | number | undefin
   return names;
 }
 
-export function formatRehearsalReport(r: RehearsalReport): string {
+function historyLine(r: RehearsalReport): string {
+  const h = r.history!;
+  return (
+    `history: blocks 1..${h.height} made under ${r.old} without the message exchange (${h.built} built by the node's block creator, the others copies of them with their own parent hash, coinbase, number and timestamp), ` +
+    `imported under each genesis (${h.imported} through the node's import, the others by its header rules, ${h.sealsChecked} with their seals recovered); ${(h.bytes / 1e6).toFixed(1)} MB, shared by the nodes`
+  );
+}
+
+/** The name of the scenario a rehearsal runs (sim/operator/rehearsal.ts), which names its report files. */
+const REHEARSAL_SCENARIO = 'rehearsal';
+
+export function formatRehearsalReport(r: RehearsalReport, args?: readonly string[]): string {
   const lines = [
     `rehearse ${r.old} -> ${r.new}: ${r.validators} validators, stopped at block ${r.atBlock}, restart window ${seconds(r.restartWindowMs)}; stragglers: ${r.stragglers.join(', ') || 'none'}; left on the old genesis: ${r.leftBehind.join(', ') || 'none'}; seed ${r.seed}`,
+    ...(r.history ? [historyLine(r)] : []),
     'changes:',
-    ...r.changes.map((c) => `  ${c.text}${c.fromBlock === undefined ? '' : ` (rules from block ${c.fromBlock})`}`),
+    ...r.changes.map((c) => `  ${c.text}${c.fromBlock === undefined ? '' : ` (${changeStartText(c)})`}`),
     ...(r.notes.length > 0 ? ['notes:', ...r.notes.map((n) => `  ${n}`)] : []),
     '',
     `verdict: ${r.verdict}${r.block === null ? '' : ` at block ${r.block}`}${r.nodes.length > 0 ? ` (${r.nodes.join(', ')})` : ''}`,
@@ -52,7 +64,9 @@ export function formatRehearsalReport(r: RehearsalReport): string {
       ...r.nodeTable.map((n) => [n.name, n.operatorAddress, n.genesis, n.role, seconds(n.restartMs), String(n.headAtStop), String(n.head), n.status]),
     ]),
   ];
-  if (r.run.violations.length > 0) lines.push('', 'invariant checkers (rules of the new genesis):', ...r.run.violations.map((v) => `  ${v.checker}: ${v.reason}`));
+  if (r.run.violations.length > 0) lines.push('', 'invariant checkers (rules of the new genesis):', ...violationLines(r.run.violations));
+  // With the command's arguments, a rehearsal that went wrong ends with the commands that replay it and open its run.
+  if (args && (r.verdict !== 'ok' || r.run.violations.length > 0)) lines.push('', ...batteryCommands('rehearse', args, r.seed, [{ label: 'the rehearsal run', scenario: REHEARSAL_SCENARIO }]));
   return lines.join('\n');
 }
 
@@ -62,27 +76,11 @@ function nodeChecksOption(text: string | undefined): 'besu' | 'qbft-lab' {
 }
 
 export async function rehearseCommand(args: string[], io: CommandIo, wallClock: () => number = () => performance.now()): Promise<number> {
-  const { values } = parseStrict(
-    args,
-    {
-      'genesis-file': { type: 'string' },
-      'new-genesis': { type: 'string' },
-      stragglers: { type: 'string' },
-      'restart-window': { type: 'string' },
-      'at-block': { type: 'string' },
-      'left-behind': { type: 'string' },
-      'node-checks': { type: 'string' },
-      seed: { type: 'string' },
-      json: { type: 'boolean' },
-      'report-dir': { type: 'string' },
-      'besu-version': { type: 'string' },
-    },
-    'rehearse',
-  );
+  const { values } = parseStrict(args, OPTIONS.rehearse, 'rehearse');
   const besuVersion = parseBesuVersion(values['besu-version']);
   const oldFile = values['genesis-file'] as string | undefined;
   const newFile = values['new-genesis'] as string | undefined;
-  if (!oldFile || !newFile) throw new UsageError(`rehearse: --genesis-file and --new-genesis are required (usage: ${REHEARSE_USAGE})`);
+  if (!oldFile || !newFile) throw new UsageError('rehearse: --genesis-file and --new-genesis are required');
   const restartWindow = values['restart-window'] as string | undefined;
   const reportDir = values['report-dir'] as string | undefined;
   if (reportDir === '') throw new UsageError('--report-dir needs a directory');
@@ -114,6 +112,6 @@ export async function rehearseCommand(args: string[], io: CommandIo, wallClock: 
     if (err instanceof OperatorInputError) throw new UsageError(err.message);
     throw err;
   }
-  io.out(values.json ? JSON.stringify(report) : formatRehearsalReport(report));
+  io.out(values.json ? JSON.stringify(report) : formatRehearsalReport(report, args));
   return report.verdict === 'ok' ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 /**
- * `qbft-lab report <trace.jsonl|scenario|scenario.json> [--seed N] [--html FILE] [--md FILE]`, and
+ * `qbft-lab report <trace.jsonl|scenario|scenario.json> [--seed N] [--besu-version V] [--html FILE] [--md FILE]`, and
  * the reports that `scenario run`, `sim` and `fuzz` write for failed runs with `--report-dir DIR`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,11 +13,13 @@ import type { RunResult } from '../sim/scenario-runner.ts';
 import { validateScenario, type Scenario } from '../sim/scenario.ts';
 import type { TraceLine } from '../sim/trace.ts';
 import type { World } from '../sim/world.ts';
+import { checkerStatusLine, expectedFromVerdict, firstViolation, switchesText, violationText } from '../reports/checker-status.ts';
+import { parseBesuVersion } from './besu-version.ts';
+import { replayCommandLines, type RunOrigin } from './failure-lines.ts';
 import type { Io } from './main.ts';
+import { OPTIONS, type Parse } from './command-options.ts';
 
-type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
-
-export const REPORT_USAGE = 'qbft-lab report <trace.jsonl|scenario-name|scenario.json> [--seed N] [--html FILE] [--md FILE]';
+export const REPORT_USAGE = 'qbft-lab report <trace.jsonl|scenario-name|scenario.json> [--seed N] [--besu-version V] [--html FILE] [--md FILE]';
 
 function isTraceFile(ref: string): boolean {
   return /\.(jsonl|ndjson)$/i.test(ref);
@@ -37,7 +39,7 @@ function scenarioFrom(ref: string): Scenario {
 }
 
 export async function reportCommand(args: string[], io: Io, parse: Parse, wallClock: () => number): Promise<number> {
-  const { values, positionals } = parse(args, { seed: { type: 'string' }, html: { type: 'string' }, md: { type: 'string' } });
+  const { values, positionals } = parse(args, OPTIONS.report);
   if (positionals.length !== 1) throw new UsageError(`report: give one trace file or scenario (usage: ${REPORT_USAGE})`);
   const html = values.html as string | undefined;
   const md = values.md as string | undefined;
@@ -49,10 +51,12 @@ export async function reportCommand(args: string[], io: Io, parse: Parse, wallCl
     seed = Number(values.seed);
     if (!Number.isSafeInteger(seed)) throw new UsageError(`--seed: '${values.seed}' must be an integer`);
   }
+  const besuVersion = parseBesuVersion(values['besu-version']);
 
   let trace: LoadedTrace;
   if (isTraceFile(ref)) {
     if (seed !== undefined) throw new UsageError('report: --seed applies to scenarios; a trace file is reported as it was recorded');
+    if (besuVersion !== undefined) throw new UsageError('report: --besu-version applies to scenarios; a trace file is reported as it was recorded');
     if (!existsSync(ref)) throw new UsageError(`report: no trace file ${ref}`);
     try {
       trace = loadTraceFile(ref);
@@ -61,7 +65,8 @@ export async function reportCommand(args: string[], io: Io, parse: Parse, wallCl
     }
     if (trace.lines.length === 0) throw new UsageError(`report: trace ${ref} is empty`);
   } else {
-    trace = await runScenarioTrace(scenarioFrom(ref), { seed, wallClock });
+    const scenario = scenarioFrom(ref);
+    trace = await runScenarioTrace(besuVersion ? { ...scenario, besuVersion } : scenario, { seed, wallClock });
   }
 
   const tl = timelineOf(trace);
@@ -76,6 +81,16 @@ export async function reportCommand(args: string[], io: Io, parse: Parse, wallCl
   const v = tl.run.verdict;
   const name = tl.run.scenario ?? ref;
   io.out(`${name}${tl.run.seed !== null ? ` (seed ${tl.run.seed})` : ''}: ${v ? (v.ok ? 'PASS' : 'FAIL') : 'no verdict in the trace'}, ${tl.lanes.length} lanes, ${new Set(tl.roundChanges.map((c) => `${c.height}/${c.toRound}`)).size} round changes, ${tl.heights.filter((h) => h.firstCommitMs !== null).length} heights committed`);
+  const switches = switchesText(tl.run.bugs, tl.run.besuVersion);
+  if (switches) io.out(`  ${switches}`);
+  if (v) {
+    io.out(`  invariants: ${checkerStatusLine({ violations: v.violations, liveness: v.invariants.liveness, expected: expectedFromVerdict(v) })}`);
+    const first = firstViolation(v.violations);
+    if (first) io.out(`  first violation: ${violationText(first)}`);
+  }
+  const origin: RunOrigin = isTraceFile(ref) ? { kind: 'trace', file: ref } : { kind: 'scenario', ref };
+  const commands = replayCommandLines(origin, tl.run, '  ').filter((l) => !/^\s*report:/.test(l));
+  if (commands.length > 0) io.out(commands.join('\n'));
   return 0;
 }
 

@@ -7,6 +7,7 @@ import { UsageError } from '../node/cli/usage-error.ts';
 import { loadTraceFile, runScenarioTrace, type LoadedTrace } from '../reports/trace-source.ts';
 import { findScenario } from '../scenarios/index.ts';
 import { validateScenario, type Scenario } from '../sim/scenario.ts';
+import type { BesuVersion } from '../sim/bugs/version-names.ts';
 
 export function isTraceFile(ref: string): boolean {
   return /\.(jsonl|ndjson)$/i.test(ref);
@@ -32,9 +33,10 @@ export function parseSeedFlag(text: unknown): number | undefined {
   return n;
 }
 
-export async function loadRun(ref: string, seed: number | undefined, command: string, wallClock: () => number): Promise<LoadedTrace> {
+export async function loadRun(ref: string, seed: number | undefined, command: string, wallClock: () => number, besuVersion?: BesuVersion): Promise<LoadedTrace> {
   if (isTraceFile(ref)) {
     if (seed !== undefined) throw new UsageError(`${command}: --seed applies to scenarios; a trace file is replayed as it was recorded`);
+    if (besuVersion !== undefined) throw new UsageError(`${command}: --besu-version applies to scenarios; a trace file is replayed as it was recorded`);
     if (!existsSync(ref)) throw new UsageError(`${command}: no trace file ${ref}`);
     let trace: LoadedTrace;
     try {
@@ -45,5 +47,6 @@ export async function loadRun(ref: string, seed: number | undefined, command: st
     if (trace.lines.length === 0) throw new UsageError(`${command}: trace ${ref} is empty`);
     return trace;
   }
-  return runScenarioTrace(scenarioFromRef(ref, command), { seed, wallClock });
+  const scenario = scenarioFromRef(ref, command);
+  return runScenarioTrace(besuVersion ? { ...scenario, besuVersion } : scenario, { seed, wallClock });
 }

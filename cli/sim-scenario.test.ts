@@ -23,6 +23,17 @@ test('--byzantine refuses an unknown behaviour and none, naming the choices', (t
   }
 });
 
+test('a --crash, --pause or --partition past the end of the run is refused, naming the flag and the run length', (t) => {
+  const cases: Array<[Record<string, string[]>, RegExp]> = [
+    [{ crash: ['v1@90s'] }, /^--crash: 'v1@90s' reaches 90 s, past the end of the run \(--duration 60 s\)$/],
+    [{ crash: ['v1@10s..70s'] }, /^--crash: 'v1@10s\.\.70s' reaches 70 s/],
+    [{ pause: ['v2@50s..61s'] }, /^--pause: .* reaches 61 s/],
+    [{ partition: ['59s..2m:v0,v1|v2,v3'] }, /^--partition: .* reaches 120 s/],
+  ];
+  for (const [flags, message] of cases) t.throws(() => simScenario({ validators: '4', duration: '60s', ...flags }), { message }, JSON.stringify(flags));
+  t.is(simScenario({ validators: '4', duration: '60s', crash: ['v1@10s..60s'] }).steps.length, 2);
+});
+
 function genesisFile(qbft: Record<string, unknown>): string {
   const genesis = buildSimGenesis({ validators: [], startTimeSeconds: 0 });
   Object.assign((genesis.config as { qbft: Record<string, unknown> }).qbft, qbft);

@@ -94,17 +94,22 @@ export function simScenario(flags: SimFlags): Scenario {
   const durationMs = flags.duration ? parseDurationMs(flags.duration, '--duration') : 60_000;
   if (durationMs <= 0) throw new UsageError('--duration must be positive');
   const steps: Step[] = [];
+  const inRun = (window: { fromMs: number; toMs?: number }, flag: string, spec: string) => {
+    const lastMs = window.toMs ?? window.fromMs;
+    if (lastMs > durationMs) throw new UsageError(`${flag}: '${spec}' reaches ${lastMs / 1000} s, past the end of the run (--duration ${durationMs / 1000} s)`);
+    return window;
+  };
   for (const spec of flags.crash ?? []) {
     const at = spec.indexOf('@');
     if (at < 0) throw new UsageError(`--crash: '${spec}' must look like vI@T or vI@T1..T2`);
     const node = nodeName(spec.slice(0, at), n, '--crash');
-    const window = parseWindow(spec.slice(at + 1), '--crash');
+    const window = inRun(parseWindow(spec.slice(at + 1), '--crash'), '--crash', spec);
     steps.push({ atMs: window.fromMs, do: 'crash', node });
     if (window.toMs !== undefined) steps.push({ atMs: window.toMs, do: 'restart', node });
   }
   for (const spec of flags.pause ?? []) {
     const at = spec.indexOf('@');
-    const window = at < 0 ? undefined : parseWindow(spec.slice(at + 1), '--pause');
+    const window = at < 0 ? undefined : inRun(parseWindow(spec.slice(at + 1), '--pause'), '--pause', spec);
     if (!window || window.toMs === undefined) throw new UsageError(`--pause: '${spec}' must look like vI@T1..T2`);
     const node = nodeName(spec.slice(0, at), n, '--pause');
     steps.push({ atMs: window.fromMs, do: 'pause', node }, { atMs: window.toMs, do: 'resume', node });
@@ -112,7 +117,7 @@ export function simScenario(flags: SimFlags): Scenario {
   for (const spec of flags.partition ?? []) {
     const colon = spec.indexOf(':');
     if (colon < 0) throw new UsageError(`--partition: '${spec}' must look like T1..T2:vA,vB|vC,vD`);
-    const window = parseWindow(spec.slice(0, colon), '--partition');
+    const window = inRun(parseWindow(spec.slice(0, colon), '--partition'), '--partition', spec);
     const groups = spec.slice(colon + 1).split('|').map((g) => g.split(',').map((v) => nodeName(v.trim(), n, '--partition')));
     if (groups.length < 2) throw new UsageError(`--partition: '${spec}' needs at least two groups separated by |`);
     steps.push({ atMs: window.fromMs, do: 'partition', groups });

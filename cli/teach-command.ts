@@ -11,8 +11,7 @@ import { findLesson, LESSONS } from '../reports/teach/lessons.ts';
 import { lessonSlides } from '../reports/teach/prepare.ts';
 import { slideText, wrap } from '../reports/teach/slide-text.ts';
 import type { Io } from './main.ts';
-
-type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
+import { OPTIONS, type Parse } from './command-options.ts';
 
 export const TEACH_USAGE = `qbft-lab teach [${LESSONS.map((l) => l.name).join('|')}] [--auto]`;
 
@@ -70,7 +69,7 @@ async function showLesson(lesson: Lesson, io: Io, interactive: boolean, terminal
 }
 
 export async function teachCommand(args: string[], io: Io, parse: Parse, wallClock: () => number, terminal: TeachTerminal = processTeachTerminal()): Promise<number> {
-  const { values, positionals } = parse(args, { auto: { type: 'boolean' } });
+  const { values, positionals } = parse(args, OPTIONS.teach);
   if (positionals.length > 1) throw new UsageError(`teach: give at most one lesson (usage: ${TEACH_USAGE})`);
   const name = positionals[0];
   const chosen = name === undefined ? LESSONS : [findLesson(name)];

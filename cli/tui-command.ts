@@ -1,5 +1,5 @@
 /**
- * `qbft-lab tui <scenario|file.json|trace.jsonl> [--seed N]`: replays a run on virtual time in an
+ * `qbft-lab tui <scenario|file.json|trace.jsonl> [--seed N] [--besu-version V]`: replays a run on virtual time in an
  * ink terminal UI (reports/tui); when stdout or stdin is not a terminal it prints the plain text
  * replay instead. The playback clock (setInterval) lives here, outside reports/.
  */
@@ -11,11 +11,12 @@ import { replayData } from '../reports/tui/replay-data.ts';
 import type { Ticker } from '../reports/tui/ticker.ts';
 import { timelineOf } from '../reports/trace-source.ts';
 import type { Io } from './main.ts';
-import { loadRun, parseSeedFlag } from './run-source.ts';
+import { parseBesuVersion } from './besu-version.ts';
+import { replayCommandLines } from './failure-lines.ts';
+import { isTraceFile, loadRun, parseSeedFlag } from './run-source.ts';
+import { OPTIONS, type Parse } from './command-options.ts';
 
-type Parse = (args: string[], options: Record<string, { type: 'string' | 'boolean' }>) => { values: Record<string, unknown>; positionals: string[] };
-
-export const TUI_USAGE = 'qbft-lab tui <scenario|file.json|trace.jsonl> [--seed N]';
+export const TUI_USAGE = 'qbft-lab tui <scenario|file.json|trace.jsonl> [--seed N] [--besu-version V]';
 
 export interface Terminal {
   /** stdin and stdout are both terminals: run the interactive UI. */
@@ -57,12 +58,15 @@ function watchBrokenPipe(): void {
 }
 
 export async function tuiCommand(args: string[], io: Io, parse: Parse, wallClock: () => number, terminal: Terminal = processTerminal()): Promise<number> {
-  const { values, positionals } = parse(args, { seed: { type: 'string' } });
+  const { values, positionals } = parse(args, OPTIONS.tui);
   if (positionals.length !== 1) throw new UsageError(`tui: give one scenario name, scenario .json file or .jsonl trace (usage: ${TUI_USAGE})`);
   const seed = parseSeedFlag(values.seed);
-  if (terminal.interactive) io.err(`running ${positionals[0]}${seed !== undefined ? ` (seed ${seed})` : ''} ...`);
-  const trace = await loadRun(positionals[0]!, seed, 'tui', wallClock);
+  const besuVersion = parseBesuVersion(values['besu-version']);
+  const ref = positionals[0]!;
+  if (terminal.interactive) io.err(`running ${ref}${seed !== undefined ? ` (seed ${seed})` : ''} ...`);
+  const trace = await loadRun(ref, seed, 'tui', wallClock, besuVersion);
   const data = replayData(timelineOf(trace));
+  const commands = replayCommandLines(isTraceFile(ref) ? { kind: 'trace', file: ref } : { kind: 'scenario', ref }, data.timeline.run);
   if (!terminal.interactive) {
     watchBrokenPipe();
     for (const chunk of plainReplay(data)) {
@@ -71,10 +75,12 @@ export async function tuiCommand(args: string[], io: Io, parse: Parse, wallClock
       // Let a broken pipe's error arrive before writing on.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    if (commands.length > 0 && !pipeClosed) io.out(['', ...commands].join('\n'));
     return 0;
   }
   const { render } = await import('ink');
   const app = render(h(ReplayApp, { data, ticker: intervalTicker(wallClock), colour: terminal.colour }), { exitOnCtrlC: true });
   await app.waitUntilExit();
+  if (commands.length > 0) io.out(commands.join('\n'));
   return 0;
 }

@@ -377,7 +377,7 @@ export class QbftNode {
     const raw = await store.get(STORED_CONFIG_KEY);
     if (raw !== undefined && head > 0) {
       const before = withConfig(this.config.genesis, JSON.parse(new TextDecoder().decode(raw)));
-      const change = firstRulesChange(before, this.config.genesis, head, (n) => this.chain.canonicalAt(n)!);
+      const change = firstRulesChange(before, this.config.genesis, head, (n) => ({ number: n, timestamp: this.chain.timestampAt(n)! }));
       if (change && this.config.storedHistoryCheck === 'warn')
         this.runtime.log.log('warn', 'the genesis configuration changes the rules of stored blocks; starting anyway', { block: change.block, change: change.what, head });
       else if (change) throw new StoredHistoryError(change, head);
@@ -873,12 +873,14 @@ export class QbftNode {
   private rebuildTxIndex(): void {
     this.txIndex.clear();
     const head = this.chain.head().number;
+    // The blocks of a store's history have no transactions.
+    const floor = this.chain.historyHeight;
     let first = head;
-    for (let count = 0; first > 0; first--) {
+    for (let count = 0; first > floor; first--) {
       count += this.chain.canonicalAt(first)!.block.transactions.length;
       if (count >= TX_INDEX_LIMIT) break;
     }
-    for (let n = Math.max(first, 1); n <= head; n++) this.indexBlock(this.chain.canonicalAt(n)!);
+    for (let n = Math.max(first, floor + 1); n <= head; n++) this.indexBlock(this.chain.canonicalAt(n)!);
   }
 
   private prunePooledMeta(): void {

@@ -12,6 +12,7 @@ import { launchChromium } from './browser.ts';
 import { renderHtml } from './html.ts';
 import { runScenarioTrace, timelineOf } from './trace-source.ts';
 import { LABEL_WIDTH } from './svg-timeline.ts';
+import { CHECKER_NAMES } from '../sim/checkers/violation.ts';
 
 const ARTIFACTS = new URL('../build/test-artifacts/', import.meta.url).pathname;
 
@@ -53,7 +54,7 @@ test('the proposer-crash report renders in Chromium: a lane per validator, the r
   t.is(await page.locator('g.round-change[data-time-ms="5000"]').count(), 3);
   t.is(await page.locator('g.commit').count(), tl.lanes.reduce((n, l) => n + l.commits.length, 0));
   t.true(await page.locator('rect.fault-crash[data-lane="v2"]').isVisible());
-  t.is(await page.locator('tr[data-invariant][data-ok="true"]').count(), 3);
+  t.is(await page.locator('tr[data-invariant][data-ok="true"]').count(), CHECKER_NAMES.length);
 
   // Messages are drawn on demand: consensus messages first, eth messages when asked for.
   t.is(await page.locator('line.msg').count(), 0);

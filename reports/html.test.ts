@@ -5,6 +5,8 @@ import { renderHtml } from './html.ts';
 import { renderMarkdown } from './markdown.ts';
 import { runScenarioTrace, timelineOf } from './trace-source.ts';
 import { buildTimeline } from './timeline/timeline.ts';
+import { FORK_EXPECTATION_TEXT } from './checker-status.ts';
+import { CHECKER_NAMES } from '../sim/checkers/violation.ts';
 
 const prepared = runScenarioTrace(proposerCrash).then((trace) => {
   const tl = timelineOf(trace);
@@ -110,4 +112,26 @@ test('text from the trace is escaped', (t) => {
   t.regex(html, /<tr data-invariant="liveness" data-ok="null"><td>liveness<\/td><td class="na">not judged<\/td>/);
   const md = renderMarkdown(tl);
   t.regex(md, /\\\|x\\\|/);
+});
+
+test('the invariant table lists every checker (custom ones that reported too), and a fork the scenario expects says so', (t) => {
+  const start = { t: 0, node: null, kind: 'run-started', scenario: 's', seed: 1, validators: 4, nodes: [], bugs: ['besu-6613'], besuVersion: '24.3' };
+  const violation = (checker: string) => ({ checker, atMs: 1500, node: 'v1', height: 2, round: 1, reason: `${checker} broke`, line: '' });
+  const failed = buildTimeline([
+    start,
+    { t: 3000, node: null, kind: 'run-finished', ok: false, height: 2, roundChanges: 1, maxRound: 1, invariants: { agreement: true, validity: true, liveness: null }, violations: [violation('lock-safety'), violation('my-checker')], expectations: [], errors: [] },
+  ] as TraceLine[]);
+  const html = renderHtml(failed);
+  const rows = [...html.matchAll(/<tr data-invariant="([^"]+)" data-ok="([^"]+)">/g)].map((m) => `${m[1]}=${m[2]}`);
+  t.deepEqual(rows, [...CHECKER_NAMES.map((c) => `${c}=${c === 'lock-safety' ? 'false' : c === 'liveness' ? 'null' : 'true'}`), 'my-checker=false']);
+  t.regex(html, /<td>first violation<\/td><td>lock-safety on v1 at height 2, round 1, 1\.500 s into the run: lock-safety broke<\/td>/);
+  t.regex(html, /<td>bug switches on<\/td><td>besu-6613<\/td>/);
+  t.regex(html, /<td>nodes behave as<\/td><td>Besu 24\.3 \(its known bugs switched on\)<\/td>/);
+  t.regex(renderMarkdown(failed), /^\| my-checker \| \*\*FAIL\*\* \| a custom checker of the run \|$/m);
+
+  const forked = buildTimeline([
+    start,
+    { t: 3000, node: null, kind: 'run-finished', ok: true, height: 2, roundChanges: 0, maxRound: 0, invariants: { agreement: false, validity: true, liveness: null }, expectations: [{ text: FORK_EXPECTATION_TEXT, ok: true }], errors: [] },
+  ] as TraceLine[]);
+  t.regex(renderMarkdown(forked), /^\| agreement \| \*\*FAIL\*\* \| no two honest nodes import different blocks at one height \(expected by this scenario: a fork is detected \(different blocks imported at one height\)\) \|$/m);
 });

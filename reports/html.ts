@@ -291,7 +291,8 @@ export function renderHtml(tl: Timeline, opts: HtmlOptions = {}): string {
     parts.push('<table class="invariants"><tr><th>invariant</th><th>result</th><th>meaning</th></tr>');
     for (const i of s.invariants) {
       const cls = i.ok === null ? 'na' : i.ok ? 'ok' : 'fail';
-      parts.push(`<tr data-invariant="${i.name}" data-ok="${i.ok === null ? 'null' : i.ok}"><td>${i.name}</td><td class="${cls}">${i.ok === null ? 'not judged' : i.ok ? 'ok' : 'FAIL'}</td><td>${esc(i.meaning)}</td></tr>`);
+      const expected = i.expectedBy ? ` (expected by this scenario: ${i.expectedBy})` : '';
+      parts.push(`<tr data-invariant="${esc(i.name)}" data-ok="${i.ok === null ? 'null' : i.ok}"><td>${esc(i.name)}</td><td class="${cls}">${i.ok === null ? 'not judged' : i.ok ? 'ok' : 'FAIL'}</td><td>${esc(i.meaning + expected)}</td></tr>`);
     }
     parts.push('</table>');
   }

@@ -21,7 +21,7 @@ export function renderMarkdownSummary(s: ReportSummary): string {
   out.push(mdTable({ headers: ['fact', 'value'], rows: s.facts.map(([k, v]) => [k, v]), leftOut: 0 }), '');
   if (s.invariants.length > 0) {
     out.push('## Invariants', '');
-    out.push(mdTable({ headers: ['invariant', 'result', 'meaning'], rows: s.invariants.map((i) => [i.name, mark(i.ok), i.meaning]), leftOut: 0 }), '');
+    out.push(mdTable({ headers: ['invariant', 'result', 'meaning'], rows: s.invariants.map((i) => [i.name, mark(i.ok), i.expectedBy ? `${i.meaning} (expected by this scenario: ${i.expectedBy})` : i.meaning]), leftOut: 0 }), '');
   }
   if (s.expectations.length > 0) {
     out.push('## Expectations', '');

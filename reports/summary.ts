@@ -4,6 +4,7 @@
  * round changes or forks, round changes, faults and key moments.
  */
 import { quorumSize } from '../node/consensus/qbft/quorum.ts';
+import { checkerStatuses, expectedFromVerdict, firstViolation, violationText } from './checker-status.ts';
 import { formatDuration, formatMs, shortHex } from './format.ts';
 import { moments } from './timeline/moments.ts';
 import type { Timeline } from './timeline/timeline.ts';
@@ -18,10 +19,13 @@ export interface Table {
 }
 
 export interface InvariantResult {
-  name: 'agreement' | 'validity' | 'liveness';
+  /** A checker of CHECKER_NAMES (sim/checkers/violation.ts), or a custom checker that reported a violation. */
+  name: string;
   /** null: not judged (liveness when the run is too short after the last fault, or too many faulty). */
   ok: boolean | null;
   meaning: string;
+  /** Its violation does not fail the run: the scenario's expectation that declares it. */
+  expectedBy?: string;
 }
 
 export interface RoundSummaryBlock {
@@ -47,9 +51,16 @@ export interface ReportSummary {
   moments: Table;
 }
 
-const MEANINGS: Record<InvariantResult['name'], string> = {
+const MEANINGS: Record<string, string> = {
   agreement: 'no two honest nodes import different blocks at one height',
   validity: 'every committed block carries a quorum of valid commit seals from its validators',
+  acceptance: "an honest node's verdict on each peer message matches the validation rules, in Besu's order",
+  'honest-non-equivocation': 'no honest validator signs two different messages of one kind for one height and round',
+  'honest-messages': 'what an honest validator sends carries the quorums and justifications a correct peer accepts',
+  'lock-safety': 'no honest validator prepares another block in a later round once a quorum committed one',
+  'round-timer': 'round r lasts requesttimeoutseconds * 2^r',
+  'round-start': 'round 0 starts at its block timer (or on a round-0 proposal); no timer acts on an imported height',
+  'bounded-state': "one author's messages make a node hold at most 1000 rounds for one height",
   liveness: 'after the last fault heals (with at most f faulty) the chain grows again',
 };
 
@@ -79,13 +90,12 @@ export function summarize(tl: Timeline, opts: SummaryOptions = {}): ReportSummar
   if (run.blockPeriodSeconds !== null) facts.push(['block period', `${run.blockPeriodSeconds} s`]);
   if (run.requestTimeoutSeconds !== null) facts.push(['round timeout', `${run.requestTimeoutSeconds} s × 2^round`]);
   if (run.earlyRoundChange !== null) facts.push(['early round change', run.earlyRoundChange ? 'on' : 'off']);
+  if (run.bugs.length > 0) facts.push(['bug switches on', run.bugs.join(', ')]);
+  if (run.besuVersion) facts.push(['nodes behave as', `Besu ${run.besuVersion} (its known bugs switched on)`]);
   facts.push(['simulated', formatDuration(run.endMs)]);
   if (v) facts.push(['height reached', String(v.height)]);
-  const firstViolation = v?.violations.slice().sort((a, b) => a.atMs - b.atMs)[0];
-  if (firstViolation) {
-    const where = [firstViolation.node, firstViolation.height !== null ? `height ${firstViolation.height}` : null, firstViolation.round !== null ? `round ${firstViolation.round}` : null].filter(Boolean).join(', ');
-    facts.push(['first violation', `${firstViolation.checker} at ${formatMs(firstViolation.atMs)}${where ? ` (${where})` : ''}: ${firstViolation.reason}`]);
-  }
+  const first = v ? firstViolation(v.violations) : undefined;
+  if (first) facts.push(['first violation', violationText(first, Infinity)]);
   facts.push(['round changes', v ? `${v.roundChanges} (highest round ${v.maxRound})` : String(tl.roundChanges.length)]);
   const delivered = tl.messages.filter((m) => m.fate === 'delivered').length;
   const dropped = tl.messages.filter((m) => m.fate === 'dropped').length;
@@ -94,7 +104,12 @@ export function summarize(tl: Timeline, opts: SummaryOptions = {}): ReportSummar
   facts.push(['trace lines', String(run.lines)]);
 
   const invariants: InvariantResult[] = v
-    ? (['agreement', 'validity', 'liveness'] as const).map((name) => ({ name, ok: v.invariants[name], meaning: MEANINGS[name] }))
+    ? checkerStatuses({ violations: v.violations, liveness: v.invariants.liveness, expected: expectedFromVerdict(v) }).map((c) => ({
+        name: c.name,
+        ok: c.status === 'n/a' ? null : c.status === 'ok',
+        meaning: MEANINGS[c.name] ?? 'a custom checker of the run',
+        ...(c.expectedBy ? { expectedBy: c.expectedBy } : {}),
+      }))
     : [];
 
   const roundSummaries: RoundSummaryBlock[] = tl.roundSummaries.slice(0, max).map((s) => ({

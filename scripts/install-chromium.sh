@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run by `npm test` (its pretest step) and by `npm run screenshots`.
+# Run by `npm run test:e2e` (its pretest step) and by `npm run screenshots`.
 # Installs Debian's chromium (and a font) for the browser tests of the HTML reports
 # (reports/html.browser.test.ts) and for `npm run screenshots`. Idempotent: when
 # /usr/bin/chromium already runs it only prints its version. Needs root or password-less sudo;
@@ -23,6 +23,8 @@ else
   exit 1
 fi
 
+echo "install-chromium: /usr/bin/chromium is missing; installing Debian's chromium and fonts-dejavu-core with apt-get" >&2
+echo "install-chromium: (for the browser test of the HTML report and for 'npm run screenshots'; about 100 MB, a minute or two)" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt_opts=(-o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
 "${as_root[@]}" apt-get "${apt_opts[@]}" update -qq

@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots:tui`: README pictures of `qbft-lab tui proposer-crash` at 80x24.
+ * `npm run screenshots:tui`: pictures in docs/reports.md of `qbft-lab tui proposer-crash` at 80x24.
  * - docs/tui-proposer-crash.txt: the frame at 5.000 s (the round change), rendered by the ink
  *   component itself (ink's renderToString), as plain text;
  * - docs/tui-proposer-crash-focus.txt: the same moment with v2 focused;

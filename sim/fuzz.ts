@@ -36,6 +36,7 @@ import { runScenario, type RunOptions, type RunResult } from './scenario-runner.
 import { validateScenario, type Scenario } from './scenario.ts';
 import { scenarioArbitrary } from './fuzz-arbitraries.ts';
 import { RULE_NAMES } from './checkers/toolkit/qbft-rules.ts';
+import type { Violation } from './checkers/violation.ts';
 
 export interface FuzzOptions {
   runs: number;
@@ -91,7 +92,11 @@ export interface FuzzCaseInfo {
   wallMs?: number;
   /** The first run's coverage marks (rules broken by messages honest nodes judged), the rules with a count only. */
   ruleMarks?: Record<string, number>;
+  /** The first run's violations (each checker's first), without their reasons: who caught what, where and when. */
+  violations?: ViolationPlace[];
 }
+
+export type ViolationPlace = Pick<Violation, 'checker' | 'atMs' | 'node' | 'height' | 'round'>;
 
 export interface FuzzFailure {
   caseIndex: number;
@@ -304,6 +309,7 @@ export async function runFuzzCase(
         liveness: verdict.result?.invariants.liveness ?? null,
         determinismChecked: determinism,
         ...(verdict.result ? { ruleMarks: nonZero(verdict.result.ruleMarks) } : {}),
+        ...(verdict.result && verdict.result.violations.length > 0 ? { violations: verdict.result.violations.map(({ checker, atMs, node, height, round }) => ({ checker, atMs, node, height, round })) } : {}),
         ...(caseStart !== undefined ? { wallMs: Math.round(opts.wallClock!() - caseStart) } : {}),
       };
       first = { scenario: s, verdict, info };

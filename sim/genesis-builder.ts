@@ -22,6 +22,8 @@ export interface SimGenesisOptions {
   chainId?: number;
   blockPeriodSeconds?: number;
   requestTimeoutSeconds?: number;
+  /** Besu's emptyblockperiodseconds: with no transaction waiting, blocks come this far apart (0 or unset: off). */
+  emptyBlockPeriodSeconds?: number;
   /** Besu's duplicatemessagelimit (its default, 100, when unset). */
   duplicateMessageLimit?: number;
   epochLength?: number;
@@ -69,6 +71,7 @@ export function buildSimGenesis(o: SimGenesisOptions): Record<string, unknown> {
     epochlength: o.epochLength ?? 30000,
     requesttimeoutseconds: o.requestTimeoutSeconds ?? 2,
   };
+  if (o.emptyBlockPeriodSeconds) qbft.emptyblockperiodseconds = o.emptyBlockPeriodSeconds;
   if (o.duplicateMessageLimit !== undefined) qbft.duplicatemessagelimit = o.duplicateMessageLimit;
   if (o.blockReward !== undefined) qbft.blockreward = o.blockReward;
   if (o.miningBeneficiary !== undefined) qbft.miningbeneficiary = o.miningBeneficiary;

@@ -48,6 +48,12 @@ export interface RunResult {
   invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
   /** The first violation of each invariant checker (sim/checkers/), in checker order. */
   violations: Violation[];
+  /** Violations the scenario declares as expected (they do not fail the run), with the expectation that declares each. */
+  expectedViolations: Array<{ checker: string; expectation: string }>;
+  /** The known-bug switches the nodes ran with (the scenario's, the run options' and the Besu version's), sorted. */
+  bugs: string[];
+  /** The Besu release line the nodes behaved as, when the scenario named one. */
+  besuVersion: string | null;
   /** Coverage marks: per validation rule, the messages honest nodes judged whose first broken rule it was. */
   ruleMarks: Record<string, number>;
   expectations: Array<{ text: string; ok: boolean }>;
@@ -266,7 +272,8 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const privacyRun = s.privacy ? new PrivacyRun(world, s) : undefined;
   const apiRun = s.steps.some((st) => st.do === 'api-clients') ? new ApiClientsRun(world, s.durationMs) : undefined;
 
-  const expectsFork = s.expect.some((e) => e.kind === 'fork');
+  const forkExpectation = s.expect.find((e) => e.kind === 'fork');
+  const expectsFork = forkExpectation !== undefined;
   // The invariant checkers read the run from its trace and its wire, never from the nodes' own code.
   const checkers = new CheckerSuite({
     genesis: networkGenesis,
@@ -584,6 +591,9 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     traceHash: world.trace.hash(),
     invariants: { agreement, validity, liveness },
     violations,
+    expectedViolations: violations.filter((v) => !counted.includes(v)).map((v) => ({ checker: v.checker, expectation: describeExpectation(forkExpectation!) })),
+    bugs: [...bugs],
+    besuVersion: s.besuVersion ?? null,
     ruleMarks: checkers.acceptance.markCounts(),
     expectations,
     errors: world.errors,

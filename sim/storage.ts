@@ -10,6 +10,7 @@
  *
  * Values are copied in and out: callers can never alter stored bytes by mutating a buffer.
  */
+import type { ChainHistory } from '../node/chain/chain.ts';
 import type { Store, StoreKey } from '../node/runtime/ports.ts';
 
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024 * 1024; // 4 GiB of keys + values per store
@@ -34,6 +35,8 @@ function entrySize(key: string, value: Uint8Array): number {
 export class SimStore implements Store {
   /** Crashes observed by this store (informational). */
   crashes = 0;
+  /** Blocks kept below the stored ones, shared and read-only (ChainHistory); gone with a wipe. */
+  history: ChainHistory | undefined;
   private readonly data = new Map<StoreKey, Uint8Array>();
   /** Sorted keys, rebuilt lazily after inserts/deletes (value updates keep it valid). */
   private sorted: StoreKey[] | null = [];
@@ -123,6 +126,7 @@ export class SimStore implements Store {
 
   /** Erases everything (a node restarted with an empty data directory). */
   wipe(): void {
+    this.history = undefined;
     this.data.clear();
     this.sorted = [];
     this.bytes = 0;

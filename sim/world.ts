@@ -19,7 +19,7 @@ import type { Clock, PeerId, Runtime, Transport } from '../node/runtime/ports.ts
 import { SimKernel } from './kernel.ts';
 import { VirtualNetwork, type LatencyModel, type LinkFaults } from './network.ts';
 import { SeededRandom } from './random.ts';
-import { SimStoreDirectory } from './storage.ts';
+import { SimStoreDirectory, type SimStore } from './storage.ts';
 import { TraceRecorder, simLog } from './trace.ts';
 import { PausableTimers } from './pausable-timers.ts';
 import { byzantineTransport, isByzantineBehaviour, type ByzantineBehaviour, type ByzantineControl } from './byzantine.ts';
@@ -27,8 +27,9 @@ import type { Behaviour } from './byzantine/kit.ts';
 import type { NodeKey } from './keys.ts';
 import type { BugSwitches } from '../node/bugs/bug-switches.ts';
 import { StoredHistoryError } from '../node/chain/stored-rules.ts';
+import { SIM_START_TIME_MS, secondsFromStart } from './sim-start.ts';
 
-export const SIM_START_TIME_MS = 1_700_000_000_000;
+export { SIM_START_TIME_MS };
 
 export interface WorldNodeSpec {
   name: string;
@@ -90,13 +91,15 @@ export class World {
   private readonly memos = new Map<Genesis, ExecutionMemo>();
   readonly nodes = new Map<string, SimNode>();
   readonly errors: string[] = [];
+  /** Fills a data directory just emptied by a wiped restart (a rehearsal's imported history), before the node starts on it. */
+  afterWipe: ((name: string, store: SimStore) => void) | undefined;
   private readonly gossip: boolean;
 
   constructor(readonly options: WorldOptions) {
     this.trace = new TraceRecorder({ keepEvents: options.keepTrace ?? false });
     this.kernel = new SimKernel({
       startTimeMs: SIM_START_TIME_MS,
-      onError: (err, ev) => this.fail(`event ${ev.label ?? ev.seq} at ${ev.atMs}: ${String((err as Error)?.stack ?? err)}`),
+      onError: (err, ev) => this.fail(`event ${ev.label ?? ev.seq} at ${secondsFromStart(ev.atMs)}: ${String((err as Error)?.stack ?? err)}`),
     });
     this.random = new SeededRandom(options.seed);
     const traceMessages = options.traceMessages ?? options.nodes.length <= 16;
@@ -187,7 +190,10 @@ export class World {
   async startNode(name: string, opts: { wipe?: boolean } = {}): Promise<void> {
     const sim = this.get(name);
     if (sim.status === 'up') return;
-    if (opts.wipe) this.stores.wipe(name);
+    if (opts.wipe) {
+      this.stores.wipe(name);
+      this.afterWipe?.(name, this.stores.open(name));
+    }
     const kernel = this.kernel;
     const clock: Clock = { nowMs: () => kernel.nowMs() + sim.skewMs };
     sim.timers = new PausableTimers(kernel.timers(name));

@@ -57,7 +57,18 @@ const HARNESS = /^sim\/harness\//;
  * The node modules that sim/, scenarios/, reports/ and the library entry may import, and who may
  * use each. A new deep import into node/ fails until it is added here with its reason.
  */
+/** The rehearsal's history before its stop block (sim/operator/): made and checked with the node's own code, without the message exchange. */
+const REHEARSAL_HISTORY = /^sim\/operator\/(fast-prefix|prefix-[\w-]+|scratch-node)\.ts$/;
 export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: string }> = [
+  { module: 'node/chain/chain.ts', usedBy: REHEARSAL_HISTORY, why: 'ChainHistory: the read-only history a node store carries below the live blocks' },
+  { module: 'node/chain/chain.ts', usedBy: /^sim\/storage\.ts$/, why: 'ChainHistory, carried by a simulated store (the rehearsal history)' },
+  { module: 'node/execution/state-db.ts', usedBy: REHEARSAL_HISTORY, why: 'the state of the history blocks, in a trie node store of their own' },
+  { module: 'node/chain/block-hashing.ts', usedBy: REHEARSAL_HISTORY, why: 'hashes and commit seals of the history blocks' },
+  { module: 'node/consensus/qbft/proposer-selection.ts', usedBy: REHEARSAL_HISTORY, why: 'the proposer (coinbase) of each history block' },
+  { module: 'node/chain/header-rules.ts', usedBy: REHEARSAL_HISTORY, why: "the node's header rules, applied to every copied history block" },
+  { module: 'node/chain/fork-schedule.ts', usedBy: REHEARSAL_HISTORY, why: 'the rules in force at each history block' },
+  { module: 'node/consensus/qbft/signer-cache.ts', usedBy: REHEARSAL_HISTORY, why: 'signing the history seals and recovering the sampled ones' },
+  { module: 'node/execution/state-persistence.ts', usedBy: REHEARSAL_HISTORY, why: 'the world state of the history head, as a node would have stored it' },
   { module: 'node/node.ts', usedBy: OUTSIDE_NODE, why: 'createNode and QbftNode: the node as a whole' },
   { module: 'node/runtime/ports.ts', usedBy: OUTSIDE_NODE, why: 'the ports (clock, timers, random, transport, store, log) the simulator implements' },
   { module: 'node/runtime/trace-events.ts', usedBy: OUTSIDE_NODE, why: 'the events a node reports through its Log port' },

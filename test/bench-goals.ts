@@ -40,6 +40,15 @@ export function goalRows(quick: boolean): GoalRow[] {
     sim(100, quick ? 2 : 10, 3, 1024),
     { run: `fuzz --runs ${fuzzRuns} --seed 1`, args: ['fuzz', '--runs', String(fuzzRuns), '--seed', '1', '--json'], work: fuzzRuns, measure: 'runs-per-minute', goal: 250 },
     { run: 'help', args: ['help'], work: 0, measure: 'seconds', goal: 0.3 },
+    // A transition at block 1,000,000 rehearsed at that height (sim/operator/fast-prefix.ts).
+    {
+      run: 'rehearse --at-block 999990 (a transition at block 1,000,000)',
+      args: ['rehearse', '--genesis-file', 'test/fixtures/operator/old.json', '--new-genesis', 'test/fixtures/operator/new-reward-at-1000000.json', '--at-block', '999990', '--restart-window', '6s'],
+      work: 0,
+      measure: 'seconds',
+      goal: 60,
+      peakRssGoalMiB: 1024,
+    },
   ];
 }
 

@@ -6,7 +6,7 @@
  * bench-rpc.ts against live nodes (HTTP requests per second, WebSocket notification fan-out,
  * transfer throughput through the 4-validator network).
  *
- * First the speed goals (test/bench-goals.ts): each row of the README's goal table as the
+ * First the speed goals (test/bench-goals.ts): each row of docs/benchmarks.md's goal table as the
  * qbft-lab command in its own process, with its goal and peak RSS.
  *
  * Flags: --quick (shorter runs), --sim-only, --rpc-only, --goals-only, --startup-only (only the start-up

@@ -3,6 +3,10 @@
  * is always 1, so the longest chain wins; on a tie the chain seen first stays); a child of the
  * head always extends it. Blocks and the
  * canonical index are written through the Store port so a restarted node resumes.
+ *
+ * A Store may carry a `history` (ChainHistory): canonical blocks 1..height kept outside its block
+ * keys, compactly and read-only (a simulated data directory's imported history). They are read
+ * from it on demand, never loaded whole; the blocks the store itself holds start above it.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -30,6 +34,28 @@ export interface ReorgEvent {
 }
 
 export type AddResult = { status: 'known' } | { status: 'side' } | { status: 'head'; reorg: ReorgEvent };
+
+/**
+ * Canonical blocks 1..height below a store's own (see the file comment): QBFT blocks with empty
+ * bodies and difficulty 1. Header facts are read without building the block, which is built (and
+ * sealed) only when its `block` is read.
+ */
+export interface ChainHistory {
+  readonly height: number;
+  /** On-chain hash of block n (1 <= n <= height). */
+  hashAt(n: number): Hex;
+  /** The number of a block of the history, else undefined. */
+  numberOf(hash: Hex): number | undefined;
+  timestampAt(n: number): number;
+  coinbaseAt(n: number): Hex;
+  /** Block n's extraData, decoded (as its block's). */
+  extraAt(n: number): QbftExtraData;
+  /** Block n, sealed, decoded under `common`. */
+  blockAt(n: number, common: Common): Block;
+}
+
+/** History entries kept decoded (the blocks around the head and what sync asks for). */
+const HISTORY_ENTRY_CACHE = 512;
 
 const HEAD_KEY = 'head';
 const OPEN_READ_AHEAD = 256;
@@ -60,14 +86,19 @@ export class Chain {
   private readonly byHash = new Map<Hex, ChainEntry>();
   /** Hashes of blocks known off the canonical chain, for pruning without scanning everything. */
   private readonly sideHashes = new Set<Hex>();
+  /** Canonical hashes of the blocks the store holds (indices at or below the history's height are unused). */
   private readonly canonical: Hex[] = [];
   private headEntry: ChainEntry;
+  private readonly history: ChainHistory | undefined;
+  private readonly historyEntries = new Map<number, ChainEntry>();
 
   private constructor(
     private readonly store: Store,
     readonly genesis: ChainEntry,
     readonly hashOf: BlockHasher,
+    private readonly common: Common,
   ) {
+    this.history = store.history;
     this.byHash.set(genesis.hash, genesis);
     this.canonical.push(genesis.hash);
     this.headEntry = genesis;
@@ -76,13 +107,14 @@ export class Chain {
   /** Opens the chain from the store, or starts it at genesis when the store is empty. */
   static async open(store: Store, genesisBlock: Block, common: Common, hashOf: BlockHasher = onchainBlockHash): Promise<Chain> {
     const genesis = entryFromBlock(genesisBlock, 0n, hashOf);
-    const chain = new Chain(store, genesis, hashOf);
+    const chain = new Chain(store, genesis, hashOf, common);
+    if (chain.historyHeight > 0) chain.headEntry = chain.canonicalAt(chain.historyHeight)!;
     const head = await store.get(HEAD_KEY);
     if (!head) {
       await store.write([
         { key: blockKey(genesis.hash), value: blockToRlp(genesisBlock) },
         { key: canonKey(0), value: hexToBytes(genesis.hash) },
-        { key: HEAD_KEY, value: hexToBytes(genesis.hash) },
+        { key: HEAD_KEY, value: hexToBytes(chain.headEntry.hash) },
       ]);
       return chain;
     }
@@ -92,7 +124,8 @@ export class Chain {
     // Reads run OPEN_READ_AHEAD blocks at a time (LevelDB serves them concurrently); blocks are
     // still taken in height order, and the walk stops at the first gap, break or the stored head.
     const headHash = bytesToHex(head);
-    for (let from = 1; ; from += OPEN_READ_AHEAD) {
+    if (headHash === chain.headEntry.hash) return chain;
+    for (let from = chain.historyHeight + 1; ; from += OPEN_READ_AHEAD) {
       const heights = Array.from({ length: OPEN_READ_AHEAD }, (_, i) => from + i);
       const hashes = await Promise.all(heights.map((n) => store.get(canonKey(n))));
       const rlps = await Promise.all(hashes.map((h) => (h ? store.get(blockKey(bytesToHex(h))) : Promise.resolve(undefined))));
@@ -101,7 +134,7 @@ export class Chain {
         const entry = entryFromBlock(blockFromRlp(rlp, common), chain.headEntry.td, hashOf);
         if (entry.parentHash !== chain.headEntry.hash) return chain;
         chain.byHash.set(entry.hash, entry);
-        chain.canonical.push(entry.hash);
+        chain.canonical[entry.number] = entry.hash;
         chain.headEntry = entry;
         if (entry.hash === headHash) return chain;
       }
@@ -113,20 +146,66 @@ export class Chain {
   }
 
   get(hash: Hex): ChainEntry | undefined {
-    return this.byHash.get(hash);
+    const entry = this.byHash.get(hash);
+    if (entry || !this.history) return entry;
+    const n = this.history.numberOf(hash);
+    return n === undefined ? undefined : this.canonicalAt(n);
   }
 
   has(hash: Hex): boolean {
-    return this.byHash.has(hash);
+    return this.byHash.has(hash) || this.history?.numberOf(hash) !== undefined;
+  }
+
+  /** The height of the store's history (0 without one): blocks at or below it come from it. */
+  get historyHeight(): number {
+    return this.history?.height ?? 0;
   }
 
   canonicalAt(n: number): ChainEntry | undefined {
+    if (n >= 1 && n <= this.historyHeight) return this.historyEntry(n);
     const hash = this.canonical[n];
     return hash === undefined ? undefined : this.byHash.get(hash);
   }
 
+  /** A canonical block's timestamp, without decoding a block of the history. */
+  timestampAt(n: number): number | undefined {
+    if (n >= 1 && n <= this.historyHeight) return this.history!.timestampAt(n);
+    return this.canonicalAt(n)?.timestamp;
+  }
+
   isCanonical(entry: ChainEntry): boolean {
-    return this.canonical[entry.number] === entry.hash;
+    return this.canonicalHashAt(entry.number) === entry.hash;
+  }
+
+  private canonicalHashAt(n: number): Hex | undefined {
+    return n >= 1 && n <= this.historyHeight ? this.history!.hashAt(n) : this.canonical[n];
+  }
+
+  private historyEntry(n: number): ChainEntry {
+    let entry = this.historyEntries.get(n);
+    if (!entry) {
+      const history = this.history!;
+      const common = this.common;
+      let block: Block | undefined;
+      entry = {
+        hash: history.hashAt(n),
+        number: n,
+        parentHash: n === 1 ? this.genesis.hash : history.hashAt(n - 1),
+        // Difficulty 1 per block: the total difficulty is the genesis' plus the height.
+        td: this.genesis.td + BigInt(n),
+        timestamp: history.timestampAt(n),
+        coinbase: history.coinbaseAt(n),
+        get block() {
+          return (block ??= history.blockAt(n, common));
+        },
+        get extra() {
+          return history.extraAt(n);
+        },
+      };
+      if (this.historyEntries.size >= HISTORY_ENTRY_CACHE) this.historyEntries.delete(this.historyEntries.keys().next().value as number);
+      this.historyEntries.set(n, entry);
+    }
+    return entry;
   }
 
   /** Adds a block whose parent is known and that the caller has fully validated and executed. */
@@ -136,7 +215,7 @@ export class Chain {
    */
   async add(block: Block, onCanonical?: (reorg: ReorgEvent) => void): Promise<AddResult> {
     const parentHash = bytesToHex(block.header.parentHash);
-    const parent = this.byHash.get(parentHash);
+    const parent = this.get(parentHash);
     if (!parent) throw new Error(`unknown parent ${parentHash}`);
     const entry = entryFromBlock(block, parent.td, this.hashOf);
     if (this.byHash.has(entry.hash)) return { status: 'known' };
@@ -168,13 +247,13 @@ export class Chain {
   private reorgTo(newHead: ChainEntry): ReorgEvent {
     const added: ChainEntry[] = [];
     let cursor: ChainEntry | undefined = newHead;
-    while (cursor && this.canonical[cursor.number] !== cursor.hash) {
+    while (cursor && this.canonicalHashAt(cursor.number) !== cursor.hash) {
       added.push(cursor);
-      cursor = this.byHash.get(cursor.parentHash);
+      cursor = this.get(cursor.parentHash);
     }
     if (!cursor) throw new Error('new head does not connect to the canonical chain');
     const removed: ChainEntry[] = [];
-    for (let n = this.canonical.length - 1; n > cursor.number; n--) removed.push(this.byHash.get(this.canonical[n])!);
+    for (let n = this.headEntry.number; n > cursor.number; n--) removed.push(this.canonicalAt(n)!);
     return { removed, added: added.reverse() };
   }
 

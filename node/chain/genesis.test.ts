@@ -2,7 +2,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { bytesToHex } from '../crypto/bytes.ts';
 import { decodeExtraData } from './extra-data.ts';
-import { GenesisError, parseGenesis } from './genesis.ts';
+import { GenesisError, parseGenesis, readGenesis } from './genesis.ts';
 import { loadGenesisFile } from '../cli/genesis-file.ts';
 
 const DOCS_FILE = new URL('./testdata/besu-docs-qbft-genesis.json', import.meta.url).pathname;
@@ -274,4 +274,27 @@ test('example message', (t) => {
   const json = docsJson();
   json.config.qbft.blockperiodseconds = 0;
   t.throws(() => parseGenesis(json), { message: 'genesis: config.qbft.blockperiodseconds must be a positive integer, got 0' });
+});
+
+test("empty-block period: Besu's name emptyblockperiodseconds, its older xemptyblockperiodseconds, the newer winning when both are set (genesis and transitions), with a warning for the older", (t) => {
+  const read = (qbft: Record<string, number>, transition: Record<string, number> = {}) => {
+    const json = docsJson();
+    Object.assign(json.config.qbft, qbft);
+    json.config.transitions = { qbft: [{ block: 5, ...transition }] };
+    const { genesis, warnings } = readGenesis(json);
+    return { at0: genesis.qbft.emptyBlockPeriodSeconds, at5: genesis.transitions[0]!.emptyBlockPeriodSeconds, warnings };
+  };
+  t.deepEqual(read({ emptyblockperiodseconds: 30 }, { emptyblockperiodseconds: 60 }), { at0: 30, at5: 60, warnings: [] });
+  const old = read({ xemptyblockperiodseconds: 30 }, { xemptyblockperiodseconds: 60 });
+  t.like(old, { at0: 30, at5: 60 });
+  t.deepEqual(old.warnings, [
+    "genesis: config.qbft.xemptyblockperiodseconds is Besu's deprecated name (since 26.5; Besu's main branch no longer reads it): rename it emptyblockperiodseconds",
+    "genesis: config.transitions.qbft[0].xemptyblockperiodseconds is Besu's deprecated name (since 26.5; Besu's main branch no longer reads it): rename it emptyblockperiodseconds",
+  ]);
+  const both = read({ emptyblockperiodseconds: 30, xemptyblockperiodseconds: 7 }, { emptyblockperiodseconds: 0, xemptyblockperiodseconds: 9 });
+  t.like(both, { at0: 30, at5: 0 });
+  t.regex(both.warnings[0]!, /config\.qbft\.xemptyblockperiodseconds is ignored: emptyblockperiodseconds is set too/);
+  t.is(read({}).at0, 0);
+  t.is(read({}).at5, undefined);
+  t.throws(() => read({ emptyblockperiodseconds: -1 }), { instanceOf: GenesisError, message: /config\.qbft\.emptyblockperiodseconds/ });
 });

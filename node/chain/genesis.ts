@@ -9,6 +9,7 @@
  * order, an empty validator list) comes back from readGenesis as a warning naming the field.
  */
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
+import { readEmptyBlockPeriod } from './empty-block-period.ts';
 
 export class GenesisError extends Error {
   readonly field: string;
@@ -44,7 +45,7 @@ export interface QbftOptions {
   miningBeneficiary?: Hex;
   validatorSelectionMode: ValidatorSelectionMode;
   validatorContractAddress?: Hex;
-  /** `xemptyblockperiodseconds`, 0 = off. */
+  /** `emptyblockperiodseconds` (or Besu's older `xemptyblockperiodseconds`), 0 = off. */
   emptyBlockPeriodSeconds: number;
   /** `xblockperiodmilliseconds` as written (0 = off, as in Besu). */
   blockPeriodMilliseconds?: number;
@@ -374,7 +375,7 @@ function consensusOf(config: Json): GenesisConsensus {
   return present[0] ?? 'ethash';
 }
 
-function parseQbftOptions(raw: unknown): QbftOptions {
+function parseQbftOptions(raw: unknown, warn: Warn): QbftOptions {
   const q = optionalObject(raw, 'config.qbft');
   const f = (k: string) => `config.qbft.${k}`;
   const intOr = (k: string, d: number, min = 0) => (q[k] === undefined ? d : jsonInt(q[k], f(k), min));
@@ -385,7 +386,7 @@ function parseQbftOptions(raw: unknown): QbftOptions {
     requestTimeoutSeconds: intOr('requesttimeoutseconds', 1, 1),
     blockReward: q.blockreward === undefined ? 0n : quantity(q.blockreward, f('blockreward')),
     validatorSelectionMode: contract ? 'contract' : 'blockheader',
-    emptyBlockPeriodSeconds: intOr('xemptyblockperiodseconds', 0),
+    emptyBlockPeriodSeconds: readEmptyBlockPeriod(q, 'config.qbft', (k) => intOr(k, 0), warn) ?? 0,
     messageQueueLimit: intOr('messagequeuelimit', 1000),
     duplicateMessageLimit: intOr('duplicatemessagelimit', 100),
     futureMessagesLimit: intOr('futuremessageslimit', 1000),
@@ -415,7 +416,8 @@ function parseTransition(raw: unknown, i: number, warn: Warn): QbftTransition {
   if (raw.block === undefined) throw new GenesisError(f('block'), 'is missing');
   const t: QbftTransition = { block: jsonInt(raw.block, f('block'), 1) };
   if (raw.blockperiodseconds !== undefined) t.blockPeriodSeconds = positiveInt(raw.blockperiodseconds, f('blockperiodseconds'));
-  if (raw.xemptyblockperiodseconds !== undefined) t.emptyBlockPeriodSeconds = jsonInt(raw.xemptyblockperiodseconds, f('xemptyblockperiodseconds'));
+  const emptyBlockPeriodSeconds = readEmptyBlockPeriod(raw, base, (k) => jsonInt(raw[k], f(k)), warn);
+  if (emptyBlockPeriodSeconds !== undefined) t.emptyBlockPeriodSeconds = emptyBlockPeriodSeconds;
   if (raw.xblockperiodmilliseconds !== undefined) t.blockPeriodMilliseconds = jsonInt(raw.xblockperiodmilliseconds, f('xblockperiodmilliseconds'));
   if (raw.blockreward !== undefined) t.blockReward = quantity(raw.blockreward, f('blockreward'));
   if (raw.miningbeneficiary !== undefined) t.miningBeneficiary = parseBeneficiary(raw.miningbeneficiary, f('miningbeneficiary')) ?? null;
@@ -595,7 +597,7 @@ function parseChainRules(config: Json, warn: Warn) {
   const raw = config.depositcontractaddress;
   const chainId = parseChainId(config);
   const consensus = consensusOf(config);
-  const qbft = parseQbftOptions(config.qbft);
+  const qbft = parseQbftOptions(config.qbft, warn);
   return {
     chainId,
     config,

@@ -33,6 +33,12 @@ function paramsChange(a: QbftForkParams, b: QbftForkParams): string | undefined 
   return changed.length === 0 ? undefined : changed.map((f) => `${f} ${show(a[f])} -> ${show(b[f])}`).join(', ');
 }
 
+/** The fork QbftForkSchedule.paramsAt picks for (number, timestamp), as its index in `forks`. */
+function forkIndex(forks: readonly QbftForkParams[], blockNumber: number, timestamp: number): number {
+  for (let i = forks.length - 1; i > 0; i--) if ((forks[i].scheduleType === 'time' ? timestamp : blockNumber) >= forks[i].fromBlock) return i;
+  return 0;
+}
+
 /**
  * The first of blocks 1..head (`stored(n)` gives each) whose rules differ between `before` and
  * `after`: chain id, consensus, a hardfork activated at or before it, or (QBFT) the options in
@@ -70,13 +76,24 @@ export function firstRulesChange(before: Genesis, after: Genesis, head: number, 
     const old = new QbftForkSchedule(before);
     const next = new QbftForkSchedule(after);
     const limit = first?.block ?? head;
+    const oldForks = old.forks();
+    const newForks = next.forks();
+    const radix = Math.max(oldForks.length, newForks.length);
     let parentTimestamp = before.timestamp;
+    let compared = -1;
     for (let n = 1; n <= limit; n++) {
       const { timestamp } = stored(n);
-      const change = paramsChange(old.paramsAt(n, timestamp), next.paramsAt(n, timestamp)) ?? paramsChange(old.paramsAt(n, parentTimestamp), next.paramsAt(n, parentTimestamp));
-      if (change) {
-        note({ block: n, what: change });
-        break;
+      // The options of a block follow from the fork each schedule picks (and its own validator
+      // list): they are compared again only where that changes, not at each of a long history's blocks.
+      const forks = ((forkIndex(oldForks, n, timestamp) * radix + forkIndex(newForks, n, timestamp)) * radix + forkIndex(oldForks, n, parentTimestamp)) * radix + forkIndex(newForks, n, parentTimestamp);
+      const listsValidators = old.transitionAt(n)?.validators !== undefined || next.transitionAt(n)?.validators !== undefined;
+      if (forks !== compared || listsValidators) {
+        compared = listsValidators ? -1 : forks;
+        const change = paramsChange(old.paramsAt(n, timestamp), next.paramsAt(n, timestamp)) ?? paramsChange(old.paramsAt(n, parentTimestamp), next.paramsAt(n, parentTimestamp));
+        if (change) {
+          note({ block: n, what: change });
+          break;
+        }
       }
       parentTimestamp = timestamp;
     }

@@ -72,7 +72,7 @@ export async function importBlocks(node: QbftNode, blocks: Uint8Array[]): Promis
   return { imported, known, head: { number: head.number, hash: head.hash } };
 }
 
-const IMPORT_OPTIONS = new Set(['from', 'format', 'skip-pow-validation-enabled']);
+export const IMPORT_OPTIONS = new Set(['from', 'format', 'skip-pow-validation-enabled']);
 
 /** Separates `blocks import`'s own options from the node options that follow Besu's names. */
 function splitArgs(args: string[]): { files: string[]; format: string; nodeArgs: string[] } {

@@ -4,10 +4,9 @@
  * the leading dashes; the command line wins.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { UsageError } from './usage-error.ts';
-import { unknownOptionMessage } from './suggest.ts';
+import { parseOptions } from './parse-options.ts';
 import { parseEnodeUrl } from '../p2p/rlpx/enode.ts';
 import { DEFAULT_REMOTE_CONNECTIONS_MAX_PERCENTAGE, maxRemotelyInitiatedPeers, PeerLimitError } from '../p2p/peer-limits.ts';
 import { parseApiList } from '../rpc/registry.ts';
@@ -209,23 +208,18 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   const options = Object.fromEntries(
     Object.entries(NODE_OPTIONS).map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
   );
-  let values: Record<string, unknown>;
   const explicitlyFalse: string[] = [];
-  try {
-    // Besu also accepts `--flag=value` and `--flag value` for booleans: '--rpc-http-enabled=true'.
-    const normalized = argv.flatMap((a) => {
-      const m = /^--([\w-]+)=(true|false)$/.exec(a);
-      if (m && (NODE_OPTIONS as Record<string, OptionSpec>)[m[1]]?.kind === 'boolean') {
-        if (m[2] === 'true') return [`--${m[1]}`];
-        explicitlyFalse.push(m[1]);
-        return [];
-      }
-      return [a];
-    });
-    ({ values } = parseArgs({ args: normalized, options, strict: true, allowPositionals: false }));
-  } catch (err) {
-    throw new UsageError(unknownOptionMessage(err, Object.keys(NODE_OPTIONS)) ?? (err as Error).message);
-  }
+  // Besu also accepts `--flag=value` and `--flag value` for booleans: '--rpc-http-enabled=true'.
+  const normalized = argv.flatMap((a) => {
+    const m = /^--([\w-]+)=(true|false)$/.exec(a);
+    if (m && (NODE_OPTIONS as Record<string, OptionSpec>)[m[1]]?.kind === 'boolean') {
+      if (m[2] === 'true') return [`--${m[1]}`];
+      explicitlyFalse.push(m[1]);
+      return [];
+    }
+    return [a];
+  });
+  const { values } = parseOptions(normalized, options, { positionals: false });
   const cli: Raw = {};
   for (const [name, value] of Object.entries(values)) cli[name as NodeOptionName] = coerce(name as NodeOptionName, value, '');
   for (const name of explicitlyFalse) cli[name as NodeOptionName] = false;

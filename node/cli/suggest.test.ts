@@ -1,5 +1,4 @@
 import test from 'ava';
-import { parseArgs } from 'node:util';
 import { closest, didYouMean, editDistance, unknownOptionMessage } from './suggest.ts';
 
 const COMMANDS = ['scenario', 'sim', 'report', 'tui', 'teach', 'network', 'node', 'blocks', 'fuzz', 'bugs', 'genesis', 'check', 'rehearse', 'operator', 'rlp', 'help'];
@@ -31,13 +30,9 @@ test('didYouMean is empty when nothing is close', (t) => {
   t.is(didYouMean('frobnicate', COMMANDS), '');
 });
 
-test("unknownOptionMessage replaces parseArgs' message with one line and the nearest option", (t) => {
-  const options = { validators: { type: 'string' as const }, seed: { type: 'string' as const } };
-  const error = (args: string[]) => t.throws(() => parseArgs({ args, options, strict: true, allowPositionals: true }));
-  t.is(unknownOptionMessage(error(['--validatorz', '4']), Object.keys(options)), "Unknown option '--validatorz' (did you mean '--validators'?)");
-  t.is(unknownOptionMessage(error(['--validatorz=4']), Object.keys(options)), "Unknown option '--validatorz' (did you mean '--validators'?)");
-  t.is(unknownOptionMessage(error(['--frobnicate']), Object.keys(options)), "Unknown option '--frobnicate'");
-  t.is(unknownOptionMessage(error(['-x']), Object.keys(options)), "Unknown option '-x'");
-  t.is(unknownOptionMessage(error(['--seed']), Object.keys(options)), undefined, 'a missing value is not an unknown option');
-  t.is(unknownOptionMessage(new Error('other'), Object.keys(options)), undefined);
+test('unknownOptionMessage names the option and the nearest accepted one', (t) => {
+  const names = ['validators', 'seed'];
+  t.is(unknownOptionMessage('--validatorz', names), "Unknown option '--validatorz' (did you mean '--validators'?)");
+  t.is(unknownOptionMessage('--frobnicate', names), "Unknown option '--frobnicate'");
+  t.is(unknownOptionMessage('-x', names), "Unknown option '-x'", 'a short option is not matched against long names');
 });

@@ -42,14 +42,8 @@ export function didYouMean(typed: string, candidates: readonly string[]): string
   return c === undefined ? '' : ` (did you mean '${c}'?)`;
 }
 
-/**
- * For a node:util parseArgs ERR_PARSE_ARGS_UNKNOWN_OPTION error: our one-line message, with the
- * nearest accepted option, instead of parseArgs' hint about '--'. Undefined for any other error.
- */
-export function unknownOptionMessage(err: unknown, optionNames: readonly string[]): string | undefined {
-  if ((err as { code?: unknown })?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
-  const option = /^Unknown option '([^']+)'/.exec((err as Error).message)?.[1];
-  if (option === undefined) return undefined;
+/** "Unknown option '--x'", with the nearest of `optionNames` (given without dashes) when one is close. */
+export function unknownOptionMessage(option: string, optionNames: readonly string[]): string {
   const hint = option.startsWith('--') ? didYouMean(option, optionNames.map((n) => `--${n}`)) : '';
   return `Unknown option '${option}'${hint}`;
 }

@@ -1,7 +1,7 @@
 /**
- * The README's table of every method of every API group with its status in qbft-lab: generated
+ * docs/rpc.md's table of every method of every API group with its status in qbft-lab: generated
  * from the registry, so the table cannot drift from what the node serves (a test compares them;
- * `npm run method-table` rewrites the README section).
+ * `npm run method-table` rewrites that section).
  */
 import { ALL_API_GROUPS, BESU_RPC_METHOD_NAMES, groupOfBesuMethod, type ApiGroup } from './registry.ts';
 
@@ -37,10 +37,10 @@ export function methodTableMarkdown(registered: ReadonlyMap<string, ApiGroup | u
   return lines.join('\n');
 }
 
-/** The README with its method table section replaced. */
+/** The document (docs/rpc.md) with its method table section replaced. */
 export function withMethodTable(readme: string, table: string): string {
   const start = readme.indexOf(METHOD_TABLE_START);
   const end = readme.indexOf(METHOD_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README has no ${METHOD_TABLE_START} ... ${METHOD_TABLE_END} section`);
+  if (start < 0 || end < start) throw new Error(`the document has no ${METHOD_TABLE_START} ... ${METHOD_TABLE_END} section`);
   return `${readme.slice(0, start + METHOD_TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
 }

@@ -4,6 +4,7 @@
  * timers, randomness, network, storage or logging.
  */
 import type { NodeTraceEvent } from './trace-events.ts';
+import type { ChainHistory } from '../chain/chain.ts';
 
 export interface Clock {
   /** Milliseconds since the Unix epoch (virtual in the simulator). */
@@ -77,6 +78,8 @@ export interface Store {
   write(batch: Array<{ key: StoreKey; value: Uint8Array | undefined }>): Promise<void>;
   /** Keys starting with `prefix`, sorted. */
   keys(prefix: string): Promise<StoreKey[]>;
+  /** Canonical blocks kept below the store's own, read-only (node/chain/chain.ts); none on a live node's store. */
+  readonly history?: ChainHistory;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -18,6 +18,8 @@ export function momentTitle(m: Moment): string {
       return 'A fault ends';
     case 'fork':
       return `A fork at height ${m.height}`;
+    case 'violation':
+      return 'An invariant checker reports a violation';
   }
 }
 
@@ -35,6 +37,7 @@ export function explainMoment(run: LessonRun, m: Moment): string[] {
     case 'fault-end':
       return [explainFault(m)];
     case 'fork':
+    case 'violation':
       return [m.text];
   }
 }

@@ -1,13 +1,14 @@
 /**
  * The key moments of a run, in time order, each with a one-line explanation: a height's first
  * commit, round changes (grouped: every node that moved to the same round of the same height at
- * the same time and for the same reason is one moment), faults starting and ending, forks. A
+ * the same time and for the same reason is one moment), faults starting and ending, forks, and
+ * the first violation of each invariant checker that failed the run. A
  * replay steps from moment to moment ("next round change", "next commit"); an event log lists them.
  */
 import type { Timeline } from './timeline.ts';
 import type { RoundChangeReason } from './rounds.ts';
 
-export type MomentKind = 'commit' | 'round-change' | 'fault' | 'fault-end' | 'fork';
+export type MomentKind = 'commit' | 'round-change' | 'fault' | 'fault-end' | 'fork' | 'violation';
 
 export interface Moment {
   atMs: number;
@@ -69,7 +70,11 @@ export function moments(timeline: Timeline): Moment[] {
       out.push({ atMs: f.endMs, kind: 'fault-end', nodes: f.node ? [f.node] : [], height: null, round: null, text: `${who}: ${how}` });
     }
   }
-  const rank: Record<MomentKind, number> = { fault: 0, 'fault-end': 1, 'round-change': 2, commit: 3, fork: 4 };
+  for (const v of timeline.run.verdict?.violations ?? []) {
+    const where = [v.height !== null ? `height ${v.height}` : null, v.round !== null ? `round ${v.round}` : null].filter(Boolean).join(', ');
+    out.push({ atMs: v.atMs, kind: 'violation', nodes: v.node ? [v.node] : [], height: v.height, round: v.round, text: `${v.checker} violated${v.node ? ` by ${v.node}` : ''}${where ? ` (${where})` : ''}: ${v.reason.split('\n')[0]}` });
+  }
+  const rank: Record<MomentKind, number> = { fault: 0, 'fault-end': 1, 'round-change': 2, commit: 3, fork: 4, violation: 5 };
   return out.sort((a, b) => a.atMs - b.atMs || rank[a.kind] - rank[b.kind]);
 }
 

@@ -59,6 +59,10 @@ export interface RunInfo {
   requestTimeoutSeconds: number | null;
   epochLength: number | null;
   earlyRoundChange: boolean | null;
+  /** Known-bug switches the nodes ran with (empty when none, or in traces from before they were recorded). */
+  bugs: string[];
+  /** The Besu release line the nodes behaved as, when the run named one. */
+  besuVersion: string | null;
   verdict: RunVerdict | null;
   /** keccak-256 of the trace file, when the loader knows it. */
   traceHash: string | null;
@@ -170,6 +174,8 @@ export class RunInfoTracker {
       requestTimeoutSeconds: num(s?.requestTimeoutSeconds),
       epochLength: num(s?.epochLength),
       earlyRoundChange: typeof s?.earlyRoundChange === 'boolean' ? s.earlyRoundChange : null,
+      bugs: Array.isArray(s?.bugs) ? s.bugs.filter((b): b is string => typeof b === 'string') : [],
+      besuVersion: typeof s?.besuVersion === 'string' ? s.besuVersion : null,
       verdict,
       traceHash: null,
       lines: this.lineCount,

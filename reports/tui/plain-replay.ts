@@ -5,7 +5,8 @@
  */
 import { laneHeader, laneRow, seconds } from './lane-text.ts';
 import { frameAt, type ReplayData } from './replay-data.ts';
-import { titleText } from './screen.ts';
+import { checkerStatusLine, expectedFromVerdict, firstViolation, violationText } from '../checker-status.ts';
+import { switchesLine, titleText } from './screen.ts';
 
 function lanesAt(data: ReplayData, atMs: number): string[] {
   return [laneHeader(), ...frameAt(data, atMs).lanes.map((l) => laneRow(l))];
@@ -14,8 +15,10 @@ function lanesAt(data: ReplayData, atMs: number): string[] {
 export function* plainReplay(data: ReplayData): Generator<string> {
   const r = data.timeline.run;
   const times = [...new Set(data.moments.map((m) => m.atMs))];
+  const switches = switchesLine(data);
   yield [
     titleText(data),
+    ...(switches ? [switches] : []),
     `seed ${r.seed ?? '-'} · trace ${r.traceHash ?? '-'} · ${seconds(data.endMs)} virtual · ${data.moments.length} key moments`,
     '(stdout is not a terminal: plain replay, every lane at each key moment; * marks the proposer)',
     '',
@@ -26,9 +29,18 @@ export function* plainReplay(data: ReplayData): Generator<string> {
     const here = data.moments.filter((m) => m.atMs === t);
     yield ['', ...here.map((m, i) => `${i === 0 ? seconds(t) : ' '.repeat(seconds(t).length)}  ${m.text}`), ...lanesAt(data, t)].join('\n');
   }
-  const v = r.verdict;
-  const end = v
-    ? `${v.ok ? 'PASS' : 'FAIL'} at ${seconds(data.endMs)}: height ${v.height}, ${v.roundChanges} round changes, agreement ${v.invariants.agreement ? 'ok' : 'FAILED'}, validity ${v.invariants.validity ? 'ok' : 'FAILED'}, liveness ${v.invariants.liveness === null ? 'n/a' : v.invariants.liveness ? 'ok' : 'FAILED'}`
-    : `end of trace at ${seconds(data.endMs)} (no verdict line)`;
-  yield ['', end].join('\n');
+  yield ['', ...verdictLines(data)].join('\n');
+}
+
+/** The run's verdict, every checker's result and its first violation. */
+function verdictLines(data: ReplayData): string[] {
+  const v = data.timeline.run.verdict;
+  if (!v) return [`end of trace at ${seconds(data.endMs)} (no verdict line)`];
+  const first = firstViolation(v.violations);
+  return [
+    `${v.ok ? 'PASS' : 'FAIL'} at ${seconds(data.endMs)}: height ${v.height}, ${v.roundChanges} round changes`,
+    `invariants: ${checkerStatusLine({ violations: v.violations, liveness: v.invariants.liveness, expected: expectedFromVerdict(v) })}`,
+    ...(first ? [`first violation: ${violationText(first)}`] : []),
+    ...v.expectations.filter((e) => !e.ok).map((e) => `expectation failed: ${e.text}`),
+  ];
 }

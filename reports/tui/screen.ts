@@ -5,6 +5,7 @@
  * The ink view only colours these lines, so a frame is the same text everywhere: in the terminal,
  * in tests and in README screenshots. It never uses more than rows - 1 lines.
  */
+import { switchesText } from '../checker-status.ts';
 import { shortHex } from '../format.ts';
 import { KEY_HELP } from './keys.ts';
 import { fit, laneDetail, laneHeader, laneRow, momentLine, momentLines, seconds } from './lane-text.ts';
@@ -42,6 +43,12 @@ export function titleText(data: ReplayData): string {
   return parts.join(' · ');
 }
 
+/** The bug switches and Besu version the run's nodes had, when any: a replay says so at its top. */
+export function switchesLine(data: ReplayData): string | undefined {
+  const r = data.timeline.run;
+  return switchesText(r.bugs, r.besuVersion);
+}
+
 export function statusText(data: ReplayData, state: ReplayState): string {
   const r = data.timeline.run;
   const play = state.playing ? 'playing' : state.atMs >= data.endMs ? 'at end' : 'paused';
@@ -69,7 +76,8 @@ export function screenLines(data: ReplayData, state: ReplayState, size: ScreenSi
   const width = Math.max(20, Math.min(size.columns, 120));
   const frame = frameAt(data, state.atMs);
   const lanes = data.timeline.lanes;
-  const out: StyledLine[] = [{ text: titleText(data), tone: 'title' }, { text: laneHeader(), tone: 'header' }];
+  const switches = switchesLine(data);
+  const out: StyledLine[] = [{ text: titleText(data), tone: 'title' }, ...(switches ? [{ text: switches, tone: 'note' } as StyledLine] : []), { text: laneHeader(), tone: 'header' }];
   frame.lanes.forEach((l, i) => out.push({ text: laneRow(l, state.focus === i), tone: laneTone(l) }));
   const focus = state.focus !== null ? frame.lanes[state.focus] : undefined;
   if (focus) {

@@ -46,8 +46,8 @@ test('a violation adds one invariant-violated line per broken invariant, the ver
   const summary = summarize(buildTimeline(lines));
   const fact = summary.facts.find(([k]) => k === 'first violation');
   t.truthy(fact);
-  t.regex(fact![1], /^honest-non-equivocation at .*v1.*: v1 signed two different/);
-  t.regex(renderMarkdown(buildTimeline(lines)), /\| first violation \| honest-non-equivocation at /);
+  t.regex(fact![1], /^honest-non-equivocation on v1 at height 1, round 0, [\d.]+ s into the run: v1 signed two different/);
+  t.regex(renderMarkdown(buildTimeline(lines)), /\| first violation \| honest-non-equivocation on v1 at height 1, round 0, /);
 });
 
 test('an expected fork leaves the trace without violation lines and the run passing', async (t) => {

@@ -251,3 +251,15 @@ test('validator tracking: a removed validator loses its outstanding votes', (t) 
   add(6, v1, { recipient: v4, add: true });
   t.deepEqual(current, [v0, v1, v2, v4].sort());
 });
+
+test("genesis rules: the longest block period counts the empty-block period under both of Besu's names, the newer first", (t) => {
+  const rulesWith = (qbft: Record<string, number>) => {
+    const genesis = buildSimGenesis({ validators: keys(4).map((k) => k.address), startTimeSeconds: GENESIS_TIME_S });
+    Object.assign((genesis.config as { qbft: Record<string, number> }).qbft, qbft);
+    return readGenesisRules(genesis).longestBlockPeriodMs;
+  };
+  t.is(rulesWith({}), 1000);
+  t.is(rulesWith({ emptyblockperiodseconds: 12 }), 12_000);
+  t.is(rulesWith({ xemptyblockperiodseconds: 12 }), 12_000);
+  t.is(rulesWith({ emptyblockperiodseconds: 5, xemptyblockperiodseconds: 12 }), 5_000);
+});

@@ -20,23 +20,28 @@ interface PeriodRule {
   periodMs: number;
 }
 
+/** The hardfork milestone in force at `value` read both as a block number and as a timestamp (Besu's BftProtocolSchedule.getSpecTypeByBlockNumberOrTimestamp). */
+export interface RulingMilestone {
+  /** The genesis key: `shanghaiTime`, `londonBlock`; undefined when no hardfork is named at or below `value` (frontier). */
+  key?: string;
+  at: number;
+  byTime: boolean;
+}
+
+export function rulingMilestone(genesis: Genesis, value: number): RulingMilestone {
+  let out: RulingMilestone = { at: 0, byTime: false };
+  for (const [name, block] of Object.entries(genesis.forkBlocks)) {
+    if (name !== 'dao' && block <= value && block >= out.at) out = { key: `${name}Block`, at: block, byTime: false };
+  }
+  for (const [name, time] of Object.entries(genesis.forkTimestamps)) {
+    if (time <= value && time >= out.at) out = { key: `${name}Time`, at: time, byTime: true };
+  }
+  return out;
+}
+
 /** Whether a time-based hardfork rules at `value` (the latest hardfork at or below it is time-based). */
 export function comparedWithTime(genesis: Genesis, value: number): boolean {
-  let best = 0;
-  let byTime = false;
-  for (const [name, block] of Object.entries(genesis.forkBlocks)) {
-    if (name !== 'dao' && block <= value && block >= best) {
-      best = block;
-      byTime = false;
-    }
-  }
-  for (const time of Object.values(genesis.forkTimestamps)) {
-    if (time <= value && time >= best) {
-      best = time;
-      byTime = true;
-    }
-  }
-  return byTime;
+  return rulingMilestone(genesis, value).byTime;
 }
 
 function periodOf(seconds: number, milliseconds: number | undefined, emptySeconds: number): number {
@@ -46,8 +51,9 @@ function periodOf(seconds: number, milliseconds: number | undefined, emptySecond
 
 export class BlockSchedule {
   private readonly rules: PeriodRule[];
-  /** dueMs[k]: when block k is due, in virtual ms after the simulator's start (block 0: 0). */
-  private readonly dueMs: number[] = [0];
+  /** dueMs[k] for k < computed: when block k is due, in virtual ms after the genesis block (block 0: 0). */
+  private dueMs = new Float64Array(1024);
+  private computed = 1;
   readonly genesisTimestampMs: number;
 
   constructor(genesis: Genesis, genesisTimestampMs = SIM_START_TIME_MS) {
@@ -73,9 +79,14 @@ export class BlockSchedule {
   timeOfBlockMs(k: number): number {
     if (!Number.isSafeInteger(k) || k < 0) throw new RangeError(`block ${k}`);
     if (k > MAX_SCHEDULED_BLOCKS) throw new RangeError(`block ${k} is beyond the ${MAX_SCHEDULED_BLOCKS} blocks a schedule covers`);
-    while (this.dueMs.length <= k) {
-      const next = this.dueMs.length;
-      const parentMs = this.dueMs[next - 1];
+    if (k >= this.dueMs.length) {
+      const grown = new Float64Array(Math.min(Math.max(2 * this.dueMs.length, k + 1), MAX_SCHEDULED_BLOCKS + 1));
+      grown.set(this.dueMs.subarray(0, this.computed));
+      this.dueMs = grown;
+    }
+    while (this.computed <= k) {
+      const next = this.computed;
+      const parentMs = this.dueMs[next - 1]!;
       const parentSeconds = Math.floor((this.genesisTimestampMs + parentMs) / 1000);
       let period = this.rules[0].periodMs;
       for (let i = this.rules.length - 1; i >= 0; i--) {
@@ -85,9 +96,9 @@ export class BlockSchedule {
           break;
         }
       }
-      this.dueMs.push(parentMs + period);
+      this.dueMs[this.computed++] = parentMs + period;
     }
-    return this.dueMs[k];
+    return this.dueMs[k]!;
   }
 
   /** Halfway between block k and block k + 1: a moment to act on a chain at height k. */

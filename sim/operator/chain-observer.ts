@@ -23,11 +23,22 @@ export interface NodeHistory {
   startedAtMs: number[];
 }
 
+/** Heads nodes start with from a history in their data directory (a run at a real height: fast-prefix.ts). */
+export interface StartHeights {
+  initial: number;
+  /** After a restart with an emptied data directory. */
+  afterWipe(name: string): number;
+}
+
 export class ChainObserver {
   readonly nodes = new Map<string, NodeHistory>();
 
-  constructor(names: readonly string[], private readonly untilMs: number) {
-    for (const name of names) this.nodes.set(name, { chain: new Map(), head: 0, up: false, startedAtMs: [] });
+  constructor(
+    names: readonly string[],
+    private readonly untilMs: number,
+    private readonly start: StartHeights = { initial: 0, afterWipe: () => 0 },
+  ) {
+    for (const name of names) this.nodes.set(name, { chain: new Map(), head: start.initial, up: false, startedAtMs: [] });
   }
 
   attach(world: World): void {
@@ -44,7 +55,7 @@ export class ChainObserver {
   headsAt(atMs: number): Map<string, number> {
     const out = new Map<string, number>();
     for (const [name, n] of this.nodes) {
-      let head = 0;
+      let head = this.start.initial;
       for (const [number, b] of n.chain) if (b.atMs <= atMs && number > head) head = number;
       out.set(name, head);
     }
@@ -71,7 +82,7 @@ export class ChainObserver {
         n.rejected = undefined;
         // A wiped data directory: the node starts again from the genesis (what it had is kept in
         // `chain`, for the heads it had before).
-        if (line.wiped) n.head = 0;
+        if (line.wiped) n.head = this.start.afterWipe(line.node);
         n.startedAtMs.push(atMs);
         break;
       case 'node-start-refused':

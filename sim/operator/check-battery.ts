@@ -27,7 +27,8 @@ export interface CheckCaseResult {
   wallMs?: number;
   traceHash?: string;
   expectations?: Array<{ text: string; ok: boolean }>;
-  violations?: Array<{ checker: string; reason: string }>;
+  /** The run's violations: checker, virtual ms since the run started, node, height, round, reason's first line. */
+  violations?: Array<{ checker: string; atMs: number; node: string | null; height: number | null; round: number | null; reason: string }>;
   errors?: string[];
 }
 
@@ -100,7 +101,7 @@ async function runCase(c: CheckCase, scenario: Scenario, opts: CheckOptions, tra
     wallMs: result.wallMs,
     traceHash: result.traceHash,
     expectations: result.expectations,
-    violations: result.violations.map((v) => ({ checker: v.checker, reason: firstLine(v.reason) })),
+    violations: result.violations.map((v) => ({ checker: v.checker, atMs: v.atMs, node: v.node, height: v.height, round: v.round, reason: firstLine(v.reason) })),
     errors: result.errors.map(firstLine),
   };
 }

@@ -6,7 +6,7 @@ export function describeTransition(standIns: readonly StandIn[], t: QbftTransiti
   const parts: string[] = [];
   if (t.blockPeriodSeconds !== undefined) parts.push(`blockperiodseconds ${t.blockPeriodSeconds}`);
   if (t.blockPeriodMilliseconds !== undefined) parts.push(`xblockperiodmilliseconds ${t.blockPeriodMilliseconds}`);
-  if (t.emptyBlockPeriodSeconds !== undefined) parts.push(`xemptyblockperiodseconds ${t.emptyBlockPeriodSeconds}`);
+  if (t.emptyBlockPeriodSeconds !== undefined) parts.push(`emptyblockperiodseconds ${t.emptyBlockPeriodSeconds}`);
   if (t.blockReward !== undefined) parts.push(`blockreward ${t.blockReward}`);
   if (t.miningBeneficiary !== undefined) parts.push(`miningbeneficiary ${t.miningBeneficiary === null ? 'cleared' : nameOfAddress(standIns, t.miningBeneficiary)}`);
   if (t.validatorSelectionMode !== undefined) parts.push(`validatorselectionmode ${t.validatorSelectionMode}`);

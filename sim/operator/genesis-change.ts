@@ -6,7 +6,7 @@
  */
 import type { Genesis, QbftTransition } from '../../node/chain/genesis.ts';
 import { bytesToHex } from '../../node/crypto/bytes.ts';
-import type { BlockSchedule } from './block-schedule.ts';
+import { rulingMilestone, type BlockSchedule } from './block-schedule.ts';
 import { describeTransition } from './describe-transition.ts';
 import { OperatorInputError, type OperatorGenesis } from './operator-genesis.ts';
 
@@ -14,6 +14,12 @@ export interface ConfigChange {
   text: string;
   /** The first block whose rules change (under the schedule that applies it); undefined for options that are not rules of blocks. */
   fromBlock?: number;
+  /**
+   * Set when the transition's `block` is read as a timestamp (Besu: the hardfork milestone in force
+   * at that value is time-based, so the fork is compared with block timestamps): the time, and the
+   * hardfork that makes it so.
+   */
+  readAsTime?: { timestamp: number; milestone: string; milestoneAt: number; beforeGenesis: boolean };
 }
 
 /** QBFT options that are each node's own business (timers, queues), not rules its blocks follow. */
@@ -88,6 +94,16 @@ function qbftChanges(a: OperatorGenesis, b: OperatorGenesis): ConfigChange[] {
   return out;
 }
 
+/** How a transition's `block` is read under `genesis`: as a timestamp when a time-based hardfork rules at that value. */
+function readAsTime(genesis: Genesis, t: QbftTransition): ConfigChange['readAsTime'] {
+  const m = rulingMilestone(genesis, t.block);
+  return m.byTime ? { timestamp: t.block, milestone: m.key!, milestoneAt: m.at, beforeGenesis: t.block <= Number(genesis.timestamp) } : undefined;
+}
+
+function transitionChange(text: string, fromBlock: number, time: ConfigChange['readAsTime']): ConfigChange {
+  return time ? { text, fromBlock, readAsTime: time } : { text, fromBlock };
+}
+
 function transitionChanges(a: OperatorGenesis, b: OperatorGenesis, schedOld: BlockSchedule, schedNew: BlockSchedule): ConfigChange[] {
   const byBlock = (ts: QbftTransition[]) => new Map(ts.map((t) => [t.block, t]));
   const ta = byBlock(a.genesis.transitions);
@@ -98,11 +114,21 @@ function transitionChanges(a: OperatorGenesis, b: OperatorGenesis, schedOld: Blo
     const y = tb.get(block);
     if (canonical(x) === canonical(y)) continue;
     const describe = (t: QbftTransition) => describeTransition(b.standIns, t);
-    if (!x) out.push({ text: `transition at ${block} added: ${describe(y!)}`, fromBlock: Math.max(1, schedNew.firstBlockOf(b.genesis, y!)) });
-    else if (!y) out.push({ text: `transition at ${block} removed (was: ${describe(x)})`, fromBlock: Math.max(1, schedOld.firstBlockOf(a.genesis, x)) });
-    else out.push({ text: `transition at ${block} changed: ${describe(x)} -> ${describe(y)}`, fromBlock: Math.max(1, Math.min(schedOld.firstBlockOf(a.genesis, x), schedNew.firstBlockOf(b.genesis, y))) });
+    if (!x) out.push(transitionChange(`transition at ${block} added: ${describe(y!)}`, Math.max(1, schedNew.firstBlockOf(b.genesis, y!)), readAsTime(b.genesis, y!)));
+    else if (!y) out.push(transitionChange(`transition at ${block} removed (was: ${describe(x)})`, Math.max(1, schedOld.firstBlockOf(a.genesis, x)), readAsTime(a.genesis, x)));
+    else out.push(transitionChange(`transition at ${block} changed: ${describe(x)} -> ${describe(y)}`, Math.max(1, Math.min(schedOld.firstBlockOf(a.genesis, x), schedNew.firstBlockOf(b.genesis, y))), readAsTime(b.genesis, y) ?? readAsTime(a.genesis, x)));
   }
   return out;
+}
+
+/** Where a change's rules start, in words: a block, or a time for a transition read as a timestamp (and why). */
+export function changeStartText(c: ConfigChange): string {
+  if (c.fromBlock === undefined) return '';
+  if (!c.readAsTime) return `rules from block ${c.fromBlock}`;
+  const { timestamp, milestone, milestoneAt, beforeGenesis } = c.readAsTime;
+  const why = `read as a time, because the hardfork in force at ${timestamp} is ${milestone} ${milestoneAt}, a time-based one, and Besu then compares a transition's block with block timestamps`;
+  const start = beforeGenesis ? `a time before the genesis block's, so the rules of every block from block ${c.fromBlock}` : Number.isFinite(c.fromBlock) ? `rules from block ${c.fromBlock}, the first block after that time` : 'a time the rehearsal never reaches';
+  return `from timestamp ${timestamp} (${why}): ${start}`;
 }
 
 /**

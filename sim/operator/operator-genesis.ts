@@ -182,3 +182,10 @@ export function withStandIns(raw: Json, standIns: readonly StandIn[], contractLi
   copy[keyIn(copy, 'timestamp')] = '0x' + (SIM_START_TIME_MS / 1000).toString(16);
   return copy;
 }
+
+/** The genesis with its block's time set to `seconds` (a run whose history starts before the simulator's start). */
+export function withGenesisTime(g: OperatorGenesis, seconds: number): OperatorGenesis {
+  const simGenesis = structuredClone(g.simGenesis);
+  simGenesis[keyIn(simGenesis, 'timestamp')] = '0x' + seconds.toString(16);
+  return { ...g, simGenesis, simRules: parseRules(simGenesis, g.source) };
+}

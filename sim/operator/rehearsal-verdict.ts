@@ -7,12 +7,15 @@
  *   new genesis makes), or went quiet for longer than the rounds allow before the run's end;
  * - forked-off: the chain went on, but some nodes are not on it: down (refused to start) or stuck
  *   behind its tip;
- * - ok: every node is on the one chain, at its tip, and the chain went past every change.
+ * - violation: the chain itself looks fine (none of the above), but an invariant checker of the run
+ *   reports a violation: a verdict is never ok while a checker says the run broke a rule;
+ * - ok: every node is on the one chain, at its tip, the chain went past every change, and no
+ *   checker reports a violation.
  */
 import type { Hex } from '../../node/crypto/bytes.ts';
 import type { ChainObserver, NodeHistory } from './chain-observer.ts';
 
-export type RehearsalVerdictKind = 'ok' | 'stall' | 'fork' | 'forked-off';
+export type RehearsalVerdictKind = 'ok' | 'stall' | 'fork' | 'forked-off' | 'violation';
 
 export interface RehearsedNode {
   name: string;
@@ -147,4 +150,37 @@ export function judgeRehearsal(observer: ChainObserver, ctx: VerdictContext): Re
     return { verdict: 'forked-off', block, nodes: off.map(([n]) => n), detail: `the chain went on to block ${tip} without ${off.map(([n]) => n).join(', ')}: ${reasons.join('; ')}`, atMs };
   }
   return { verdict: 'ok', block: null, nodes: [], detail: `all ${observer.nodes.size} nodes are on one chain at block ${tip} or within ${FORKED_OFF_LAG_BLOCKS - 1} of it, past block ${ctx.requiredHeight - 1}` };
+}
+
+/** What a run's invariant checker reported (the first violation of each checker). */
+export interface CheckerViolation {
+  checker: string;
+  node: string | null;
+  height: number | null;
+  reason: string;
+  atMs?: number;
+}
+
+function describeViolation(v: CheckerViolation): string {
+  const where = [v.height === null ? '' : `block ${v.height}`, v.node ?? ''].filter((s) => s !== '').join(', ');
+  return `${v.checker}${where ? ` (${where})` : ''}: ${v.reason}`;
+}
+
+/**
+ * The verdict once the run's checkers are heard: an `ok` chain with a checker violation becomes
+ * `violation` (the first in time names the block); a failing verdict stays as it is (its
+ * violations are listed beside it).
+ */
+export function withCheckerViolations(verdict: RehearsalVerdict, violations: readonly CheckerViolation[]): RehearsalVerdict {
+  if (verdict.verdict !== 'ok' || violations.length === 0) return verdict;
+  const first = [...violations].sort((a, b) => (a.atMs ?? 0) - (b.atMs ?? 0))[0]!;
+  const nodes = [...new Set(violations.map((v) => v.node).filter((n): n is string => n !== null))].sort();
+  const count = violations.length === 1 ? 'an invariant checker reports a violation' : `${violations.length} invariant checkers report violations`;
+  return {
+    verdict: 'violation',
+    block: first.height,
+    nodes,
+    detail: `${verdict.detail}, but ${count}: ${violations.map(describeViolation).join('; ')}`,
+    ...(first.atMs === undefined ? {} : { atMs: first.atMs }),
+  };
 }

@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OperatorInputError, readOperatorGenesis, type OperatorGenesis } from './operator-genesis.ts';
 import { runRehearsal, type RehearsalOptions } from './rehearsal.ts';
+import type { CheckerFactory } from '../checkers/suite.ts';
+import type { Observation } from '../checkers/observation.ts';
+import { ModelChecker } from '../checkers/violation.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/operator/', import.meta.url));
 const fixtureText = (name: string) => readFileSync(FIXTURES + name, 'utf8');
@@ -143,4 +146,42 @@ test('a new chain or no change is not something to rehearse', async (t) => {
   t.is(await refuse(await edited((g) => (g.config.QBFT = g.config.qbft) && delete g.config.qbft, 'cased.json')), 'cased.json: the same configuration as old.json: nothing to rehearse');
   await t.throwsAsync(runRehearsal(old, await fixture('new-reward-at-20.json'), { leftBehind: ['v9'] }), { message: /--left-behind: 'v9' is neither a node/ });
   await t.throwsAsync(runRehearsal(old, await fixture('new-reward-at-20.json'), { stragglers: 4, leftBehind: 1 }), { message: /--stragglers: 4 must be from 0 to 3/ });
+});
+
+test('a checker violation makes an otherwise ok rehearsal fail with verdict violation (never ok)', async (t) => {
+  // A planted checker: it reports the first block 20 any node imports.
+  const planted: CheckerFactory = (model, onViolation) => {
+    class Planted extends ModelChecker {
+      readonly name = 'planted';
+      observe(o: Observation): void {
+        if (o.type === 'block-imported' && o.number === 20 && !this.stopped) this.report({ atMs: o.atMs, node: o.node, height: 20, round: null, reason: 'planted violation', line: '' });
+      }
+    }
+    return new Planted(model, onViolation);
+  };
+  const r = await rehearse('new-reward-at-20.json', { checkers: [planted] });
+  t.is(r.verdict, 'violation', r.detail);
+  t.is(r.block, 20);
+  t.is(r.nodes.length, 1);
+  t.regex(r.detail, /past block 22, but an invariant checker reports a violation: planted \(block 20, v\d\): planted violation$/);
+  t.true(r.run.violations.some((v) => v.checker === 'planted'));
+  t.true(r.timeline.some((e) => e.text === 'an invariant checker reports a violation at block 20 (violation)'));
+  // The same run without the planted checker is ok.
+  t.is((await rehearse('new-reward-at-20.json')).verdict, 'ok');
+});
+
+test('at a real height (block 2,000) the run starts from a history, and a transition in it is still caught: the fresh node rejects block 5; qbft-lab nodes refuse to start', async (t) => {
+  const r = await rehearse('new-reward-at-5.json', { atBlock: 2_000 });
+  t.is(r.verdict, 'fork', r.detail);
+  t.is(r.block, 5);
+  t.deepEqual(r.nodes, ['o0']);
+  t.regex(r.detail, /o0 \(syncing from genesis with the new genesis\) rejects it \(execution: INVALID_STATE_ROOT/);
+  t.deepEqual(r.history && [r.history.height, r.history.newValidHeight], [1_995, 4]);
+  t.deepEqual(r.nodeTable.map((n) => [n.name, n.headAtStop]), [['v0', 2_000], ['v1', 2_000], ['v2', 2_000], ['v3', 2_000], ['o0', 2_000]]);
+  t.is(r.nodeTable.find((n) => n.name === 'o0')!.head, 4);
+  // The network is stopped seconds after the run's start, not 2,000 block periods.
+  t.true(r.stopMs < 10_000, String(r.stopMs));
+  const own = await rehearse('new-reward-at-5.json', { atBlock: 2_000, nodeChecks: 'qbft-lab' });
+  t.is(own.verdict, 'stall', own.detail);
+  t.regex(own.detail, /v0, v1, v2, v3 refused to start: the new genesis changes the rules of stored block 5 \(blockReward 0 -> 1000000000000000000\), at or below the head 2000/);
 });

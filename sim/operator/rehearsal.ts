@@ -16,19 +16,23 @@ import type { BesuVersion } from '../bugs/version-names.ts';
 import { parseGenesis } from '../../node/chain/genesis.ts';
 import { quorumSize } from '../../node/consensus/qbft/quorum.ts';
 import type { Hex } from '../../node/crypto/bytes.ts';
+import type { CheckerFactory } from '../checkers/suite.ts';
 import type { Scenario, Step } from '../scenario.ts';
 import { runScenario, type RunResult } from '../scenario-runner.ts';
-import type { World } from '../world.ts';
+import { bugSwitches } from '../../node/bugs/bug-switches.ts';
+import { switchesOfVersion } from '../bugs/versions.ts';
+import { SIM_START_TIME_MS, type World } from '../world.ts';
 import { BlockSchedule, MAX_SCHEDULED_BLOCKS } from './block-schedule.ts';
+import { historyHeightFor, prepareHistory, rebaseForHistory, seedStore, summarizeHistory, type HistorySummary } from './fast-prefix.ts';
 import { ChainObserver } from './chain-observer.ts';
 import { formatMs } from './check-cases.ts';
 import { compareGenesis, type ConfigChange } from './genesis-change.ts';
 import { normalAddress, OperatorInputError, type OperatorGenesis, type StandIn } from './operator-genesis.ts';
-import { judgeRehearsal, seconds, type RehearsalVerdict, type RehearsedNode } from './rehearsal-verdict.ts';
+import { judgeRehearsal, seconds, withCheckerViolations, type RehearsalVerdict, type RehearsedNode } from './rehearsal-verdict.ts';
 
 export const DEFAULT_AT_BLOCK = 10;
 export const DEFAULT_RESTART_WINDOW_MS = 30_000;
-export const MAX_AT_BLOCK = 100_000;
+export const MAX_AT_BLOCK = 1_900_000;
 export const MAX_RESTART_WINDOW_MS = 24 * 3_600_000;
 /** The scenario language's limit on a run's virtual time. */
 const MAX_REHEARSAL_MS = 7 * 24 * 3_600_000;
@@ -51,6 +55,8 @@ export interface RehearsalOptions {
   keepTrace?: boolean;
   wallClock?: () => number;
   onRun?: (scenario: Scenario, result: RunResult, world: World) => void;
+  /** Invariant checkers of your own, judged with the built-in ones: a violation makes the verdict `violation`. */
+  checkers?: readonly CheckerFactory[];
   /**
    * How a node restarted with a genesis that changes its stored blocks' rules behaves: 'besu' (the
    * default) starts anyway, as Besu does; 'qbft-lab' refuses to start, as qbft-lab's node does.
@@ -82,6 +88,8 @@ export interface RehearsalReport extends RehearsalVerdict {
   requiredHeight: number;
   /** What the reader should know: validators of the new genesis no simulated node holds. */
   notes: string[];
+  /** A run at a real height: how its history (the blocks before the live part) was made and checked. */
+  history?: HistorySummary;
   seed: number;
   durationMs: number;
   timeline: Array<{ atMs: number; text: string }>;
@@ -114,13 +122,14 @@ interface Plan {
   stallAfterMs: number;
 }
 
-function planRestarts(old: OperatorGenesis, changes: ConfigChange[], schedOld: BlockSchedule, schedNew: BlockSchedule, next: OperatorGenesis, o: Required<Pick<RehearsalOptions, 'stragglers' | 'restartWindowMs' | 'atBlock'>>, leftBehind: string[]): Plan {
+/** `offsetMs`: the schedules' time of the simulator's start (after the genesis block: a run with a history). */
+function planRestarts(old: OperatorGenesis, changes: ConfigChange[], schedOld: BlockSchedule, schedNew: BlockSchedule, next: OperatorGenesis, o: Required<Pick<RehearsalOptions, 'stragglers' | 'restartWindowMs' | 'atBlock'>>, leftBehind: string[], offsetMs: number): Plan {
   const names = old.standIns.map((s) => s.name);
   const rest = names.filter((n) => !leftBehind.includes(n));
   if (!Number.isInteger(o.stragglers) || o.stragglers < 0 || o.stragglers > rest.length) throw new OperatorInputError(`--stragglers: ${o.stragglers} must be from 0 to ${rest.length} (the nodes not left behind)`);
   const stragglers = rest.slice(rest.length - o.stragglers);
   const inWindow = names.filter((n) => !stragglers.includes(n));
-  const stopMs = schedOld.betweenMs(o.atBlock);
+  const stopMs = schedOld.betweenMs(o.atBlock) - offsetMs;
   const firstMs = stopMs + STOPPED_BEFORE_RESTART_MS;
   const spacing = inWindow.length > 1 ? o.restartWindowMs / (inWindow.length - 1) : 0;
   const requestTimeoutMs = Math.max(old.simRules.qbft.requestTimeoutSeconds, next.simRules.qbft.requestTimeoutSeconds) * 1000;
@@ -180,14 +189,16 @@ function scenarioFor(old: OperatorGenesis, next: OperatorGenesis, plan: Plan, se
   };
 }
 
-function timelineOf(observer: ChainObserver, plan: Plan, verdict: RehearsalVerdict, changes: ConfigChange[], atBlock: number, sources: { old: string; new: string }, endMs: number): Array<{ atMs: number; text: string }> {
-  const out: Array<{ atMs: number; text: string }> = [{ atMs: 0, text: `the network starts on ${sources.old}` }];
+function timelineOf(observer: ChainObserver, plan: Plan, verdict: RehearsalVerdict, changes: ConfigChange[], atBlock: number, sources: { old: string; new: string }, endMs: number, history?: HistorySummary): Array<{ atMs: number; text: string }> {
+  const start = history ? ` at block ${history.height} (its history, blocks 1..${history.height}, made without the message exchange)` : '';
+  const out: Array<{ atMs: number; text: string }> = [{ atMs: 0, text: `the network starts on ${sources.old}${start}` }];
+  const freshSync = history ? `it imports the history under it (blocks 1..${history.newValidHeight}${history.newValidHeight < history.height ? `: block ${history.newValidHeight + 1} it does not accept` : ''}), then syncs from its peers` : 'it syncs the chain from block 1';
   const heads = observer.headsAt(plan.stopMs);
   const distinct = [...new Set(heads.values())];
   out.push({ atMs: plan.stopMs, text: `every node is stopped ${distinct.length === 1 ? `at block ${distinct[0]}` : `(heads ${[...heads].map(([n, h]) => `${n} ${h}`).join(', ')})`}` });
   for (const n of plan.nodes) {
     const how = n.genesis === 'old' ? `still with ${sources.old} (left behind)` : `with ${sources.new}${n.role === 'straggler' ? ' (a straggler, after the window)' : ''}`;
-    out.push({ atMs: n.restartMs, text: n.role === 'fresh sync' ? `${n.name}, a non-validator, joins with an empty data directory and ${sources.new}: it syncs the chain from block 1` : `${n.name} restarted ${how}` });
+    out.push({ atMs: n.restartMs, text: n.role === 'fresh sync' ? `${n.name}, a non-validator, joins with an empty data directory and ${sources.new}: ${freshSync}` : `${n.name} restarted ${how}` });
     const h = observer.get(n.name);
     if (h.refused) out.push({ atMs: h.refused.atMs, text: `${n.name} refuses to start: stored block ${h.refused.block} would change (${h.refused.reason}), head ${h.refused.head}` });
     if (h.rejected) out.push({ atMs: h.rejected.atMs, text: `${n.name} rejects block ${h.rejected.number}: ${h.rejected.reason.slice(0, 160)}` });
@@ -205,6 +216,7 @@ function timelineOf(observer: ChainObserver, plan: Plan, verdict: RehearsalVerdi
     else if (verdict.verdict === 'fork' && verdict.sides) out.push({ atMs: verdict.atMs, text: `a second, different block ${verdict.block} is imported (fork)` });
     else if (verdict.verdict === 'fork') out.push({ atMs: verdict.atMs, text: `the history no longer matches the new genesis from block ${verdict.block} (fork)` });
     else if (verdict.verdict === 'forked-off') out.push({ atMs: verdict.atMs, text: `${verdict.nodes.join(', ')} left behind at block ${verdict.block! - 1} (forked off)` });
+    else if (verdict.verdict === 'violation') out.push({ atMs: verdict.atMs, text: `an invariant checker reports a violation${verdict.block === null ? '' : ` at block ${verdict.block}`} (violation)` });
   }
   out.push({ atMs: endMs, text: `end of the rehearsal` });
   return out.sort((a, b) => a.atMs - b.atMs);
@@ -221,21 +233,25 @@ function offlineValidatorNotes(next: OperatorGenesis): string[] {
 }
 
 /** Rehearses moving a network from `old` to `next`; throws OperatorInputError for a change it cannot rehearse. */
-export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, opts: RehearsalOptions = {}): Promise<RehearsalReport> {
-  const schedOld = new BlockSchedule(old.simRules);
-  const schedNew = new BlockSchedule(next.simRules);
-  const changes = compareGenesis(old, next, schedOld, schedNew);
+export async function runRehearsal(oldFile: OperatorGenesis, nextFile: OperatorGenesis, opts: RehearsalOptions = {}): Promise<RehearsalReport> {
   const atBlock = opts.atBlock ?? DEFAULT_AT_BLOCK;
   if (!Number.isInteger(atBlock) || atBlock < 1 || atBlock > MAX_AT_BLOCK) throw new OperatorInputError(`--at-block: ${atBlock} must be a block from 1 to ${MAX_AT_BLOCK}`);
+  const startHeight = historyHeightFor(atBlock);
+  const { old, next, offsetMs } = startHeight > 0 ? rebaseForHistory(oldFile, nextFile, startHeight) : { old: oldFile, next: nextFile, offsetMs: 0 };
+  const schedOld = new BlockSchedule(old.simRules, SIM_START_TIME_MS - offsetMs);
+  const schedNew = new BlockSchedule(next.simRules, SIM_START_TIME_MS - offsetMs);
+  const changes = compareGenesis(old, next, schedOld, schedNew);
   const restartWindowMs = opts.restartWindowMs ?? DEFAULT_RESTART_WINDOW_MS;
   if (!Number.isInteger(restartWindowMs) || restartWindowMs < 0 || restartWindowMs > MAX_RESTART_WINDOW_MS) throw new OperatorInputError(`--restart-window: must be from 0 to 24 h`);
   const leftBehind = resolveLeftBehind(opts.leftBehind, old.standIns);
-  const plan = planRestarts(old, changes, schedOld, schedNew, next, { stragglers: opts.stragglers ?? 0, restartWindowMs, atBlock }, leftBehind);
+  const plan = planRestarts(old, changes, schedOld, schedNew, next, { stragglers: opts.stragglers ?? 0, restartWindowMs, atBlock }, leftBehind, offsetMs);
+  const bugs = bugSwitches(opts.besuVersion ? switchesOfVersion(opts.besuVersion) : []);
+  const history = startHeight > 0 ? await prepareHistory({ old, next, schedOld, schedNew, height: startHeight, offsetMs, bugs }) : undefined;
   const seed = opts.seed ?? 1;
   const planned = scenarioFor(old, next, plan, seed, opts.nodeChecks ?? 'besu');
   const scenario = opts.besuVersion ? { ...planned, besuVersion: opts.besuVersion } : planned;
   const names = old.standIns.map((s) => s.name);
-  const observer = new ChainObserver([...names, FRESH_NODE], plan.durationMs);
+  const observer = new ChainObserver([...names, FRESH_NODE], plan.durationMs, history && { initial: history.height, afterWipe: () => history.next.view.height });
   const oldRules = parseGenesis(old.simGenesis);
   const newRules = parseGenesis(next.simGenesis);
   let world: World | undefined;
@@ -243,9 +259,21 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
     seed,
     keepTrace: opts.keepTrace,
     wallClock: opts.wallClock,
+    ...(opts.checkers ? { checkers: opts.checkers } : {}),
     onWorld: (w) => {
       world = w;
-      for (const name of [...names, FRESH_NODE]) w.get(name).genesis = oldRules;
+      // The nodes start on OLD; the run's first line (read by the checkers, which hold every node
+      // to NEW's rules) is written first, with NEW's timers, as the world's genesis gives them.
+      const unsubscribe = w.trace.subscribe((line) => {
+        if (line.kind !== 'run-started') return;
+        for (const name of [...names, FRESH_NODE]) w.get(name).genesis = oldRules;
+        unsubscribe();
+      });
+      if (history) {
+        for (const name of [...names, FRESH_NODE]) seedStore(w.stores.open(name), history.old);
+        // The fresh node's empty data directory gets the history as a node with the new genesis imports it.
+        w.afterWipe = (name, store) => name === FRESH_NODE && seedStore(store, history.next);
+      }
       // The operator replaces the file while the node is down, just before starting it again.
       for (const n of plan.nodes) if (n.genesis === 'new') w.at(n.restartMs - 1, `operator: ${n.name} gets the new genesis`, () => void (w.get(n.name).genesis = newRules));
       observer.attach(w);
@@ -255,7 +283,8 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
   const requestTimeoutMs = next.simRules.qbft.requestTimeoutSeconds * 1000;
   const headsAtStop = observer.headsAt(plan.stopMs);
   const historyHeight = Math.max(0, ...names.map((n) => headsAtStop.get(n) ?? 0));
-  const verdict = judgeRehearsal(observer, { nodes: plan.nodes, endMs: plan.durationMs, requiredHeight: plan.requiredHeight, requestTimeoutMs, stallAfterMs: plan.stallAfterMs, historyHeight });
+  const summary = history && summarizeHistory(history);
+  const verdict = withCheckerViolations(judgeRehearsal(observer, { nodes: plan.nodes, endMs: plan.durationMs, requiredHeight: plan.requiredHeight, requestTimeoutMs, stallAfterMs: plan.stallAfterMs, historyHeight }), result.violations);
   const nodeTable: RehearsalNodeRow[] = plan.nodes
     .map((n) => {
       const h = observer.get(n.name);
@@ -277,9 +306,10 @@ export async function runRehearsal(old: OperatorGenesis, next: OperatorGenesis, 
     leftBehind,
     requiredHeight: plan.requiredHeight,
     notes: offlineValidatorNotes(next),
+    ...(summary ? { history: summary } : {}),
     seed,
     durationMs: plan.durationMs,
-    timeline: timelineOf(observer, plan, verdict, changes, atBlock, { old: old.source, new: next.source }, plan.durationMs),
+    timeline: timelineOf(observer, plan, verdict, changes, atBlock, { old: old.source, new: next.source }, plan.durationMs, summary),
     nodeTable,
     run: {
       ok: result.ok,

@@ -264,7 +264,10 @@ export class HeightManager {
   /** Besu's resetTimerForEmptyBlock, round timer cancelled and no current round, until the block timer fires again. */
   private idleForEmptyBlock(atMs: number): void {
     const emptyDeadlineMs = (this.ctx.parentTimestampSeconds + this.ctx.emptyBlockPeriodSeconds) * 1000;
-    const untilMs = Math.min(emptyDeadlineMs, atMs + this.ctx.blockPeriodSeconds * 1000);
+    // At the deadline itself the period is not yet over (Besu compares now > deadline) and Besu's
+    // timer re-fires at once, on a clock that has moved on; on a virtual clock that stands still,
+    // the same instant would loop for ever, so the re-check comes 1 ms later.
+    const untilMs = Math.max(Math.min(emptyDeadlineMs, atMs + this.ctx.blockPeriodSeconds * 1000), this.nowMs + 1);
     this.emit({ type: 'setBlockTimer', height: this.height, atMs: untilMs });
     this.emit({ type: 'cancelRoundTimer', height: this.height });
     this.current = undefined;

@@ -31,15 +31,15 @@ test.serial('method names are unique and in their Besu group', (t) => {
   for (const s of specs) if (!s.alwaysEnabled) t.is(s.group as string, s.name.split('_')[0].toUpperCase(), s.name);
 });
 
-test.serial('README lists every method of every group with the status the registry gives it', (t) => {
+test.serial('docs/rpc.md lists every method of every group with the status the registry gives it', (t) => {
   const registered = new Map(allMethods(c.api).map((s) => [s.name, s.alwaysEnabled ? undefined : s.group] as const));
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const expected = withMethodTable(readme, methodTableMarkdown(registered));
-  t.is(readme, expected, 'README.md method table is stale: run npm run method-table');
+  const doc = readFileSync(new URL('../../../docs/rpc.md', import.meta.url), 'utf8');
+  const expected = withMethodTable(doc, methodTableMarkdown(registered));
+  t.is(doc, expected, 'docs/rpc.md method table is stale: run npm run method-table');
   // The table catches a method that stops being served.
   const fewer = new Map(registered);
   fewer.delete('eth_call');
-  t.not(withMethodTable(readme, methodTableMarkdown(fewer)), readme);
+  t.not(withMethodTable(doc, methodTableMarkdown(fewer)), doc);
 });
 
 test.serial('net_ and web3_', async (t) => {

@@ -127,7 +127,8 @@ export function readGenesisRules(genesis: Json): GenesisRules {
   const periodMsOf = (o: Json | undefined, fallbackMs: number): number => {
     const ms = integer(field(o, 'xblockperiodmilliseconds'));
     const s = integer(field(o, 'blockperiodseconds'));
-    const empty = integer(field(o, 'xemptyblockperiodseconds')) ?? 0;
+    // Besu 26.5 to 26.8 read both names, the newer first.
+    const empty = integer(field(o, 'emptyblockperiodseconds')) ?? integer(field(o, 'xemptyblockperiodseconds')) ?? 0;
     const period = ms !== undefined && ms > 0 ? ms : s !== undefined ? s * 1000 : fallbackMs;
     return Math.max(period, empty * 1000);
   };
