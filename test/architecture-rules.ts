@@ -7,7 +7,8 @@
  *   - determinism: no wall clock, real timer or OS randomness outside LIVE_ZONES, elsewhere per file
  *     in DETERMINISM_ALLOWED;
  *   - test helpers (*test-kit.ts, test-fixtures.ts) count as test code, and production code never
- *     imports them.
+ *     imports them; those inside node/ still import nothing outside node/;
+ *   - folder order inside node/ (NODE_ORDER): a module imports node/ modules of its own rank or below.
  * What breaks these rules today and is not meant to stay is listed in KNOWN_EXCEPTIONS.
  */
 import { builtinModules } from 'node:module';
@@ -19,7 +20,7 @@ export interface SourceFile {
   source: string;
 }
 
-export type RuleId = 'layering' | 'node-surface' | 'checker-independence' | 'test-helper' | 'built-in' | 'determinism';
+export type RuleId = 'layering' | 'node-surface' | 'checker-independence' | 'test-helper' | 'built-in' | 'determinism' | 'folder-order';
 
 export interface Violation {
   path: string;
@@ -106,6 +107,55 @@ export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: 
   { module: 'node/chain/fork-schedule.ts', usedBy: /^reports\/teach\//, why: 'QbftForkParams of transitions (types)' },
 ];
 
+/** The live runtime: node/runtime/ modules that assemble node parts for the live node, so they sit on top beside node/cli. */
+const LIVE_RUNTIME = /^node\/runtime\/(live-rlpx-transport|live-pause)\.ts$/;
+
+/**
+ * The order inside node/, lowest rank first: a module may import node/ modules of its own rank or
+ * below (test helpers, being test code, may import any). Every node/ module has exactly one rank.
+ */
+export const NODE_ORDER: ReadonlyArray<{ rank: string; parts: ReadonlyArray<{ files: RegExp; why: string }> }> = [
+  {
+    rank: 'runtime ports',
+    parts: [
+      {
+        files: /^node\/runtime\/(?!(live-rlpx-transport|live-pause)\.ts$)/,
+        why: 'the ports and trace events every part talks through, and the live adapters of one port each (clock, timers, random, log, store, loopback network) that use nothing else of the node',
+      },
+    ],
+  },
+  {
+    rank: 'crypto',
+    parts: [
+      { files: /^node\/crypto\//, why: 'bytes, hashes and signatures: no chain knowledge' },
+      { files: /^node\/collections\//, why: 'generic data structures (bounded set, mutex): no chain knowledge' },
+    ],
+  },
+  { rank: 'chain', parts: [{ files: /^node\/chain\//, why: 'blocks, headers, genesis, forks and the rules a header obeys' }] },
+  { rank: 'execution', parts: [{ files: /^node\/execution\//, why: 'the EVM, world state and transaction pool over chain blocks' }] },
+  { rank: 'privacy', parts: [{ files: /^node\/privacy\//, why: "private transactions: their own state, run on execution's EVM (Besu's privacy sits above the core)" }] },
+  { rank: 'bugs', parts: [{ files: /^node\/bugs\//, why: 'the bug switches the consensus core and the composition root read' }] },
+  { rank: 'consensus', parts: [{ files: /^node\/consensus\//, why: 'QBFT: proposes, validates and seals chain blocks, executes them through its ports' }] },
+  { rank: 'p2p', parts: [{ files: /^node\/p2p\//, why: 'devp2p, eth and sync: carry chain blocks and consensus messages' }] },
+  { rank: 'permissioning', parts: [{ files: /^node\/permissioning\//, why: "account and node allowlists: judge peers by p2p's enode addresses" }] },
+  { rank: 'rpc', parts: [{ files: /^node\/rpc\//, why: 'JSON-RPC, GraphQL and their transports: read and drive every part below' }] },
+  { rank: 'metrics', parts: [{ files: /^node\/metrics\//, why: "the /metrics endpoint, served with rpc's HTTP and listen helpers" }] },
+  { rank: 'composition root', parts: [{ files: /^node\/[\w.-]+\.ts$/, why: 'node/node.ts and its siblings build the node from the parts; only the command line and the live runtime sit above' }] },
+  {
+    rank: 'cli',
+    parts: [
+      { files: /^node\/cli\//, why: "the node's command line: builds and starts a live node" },
+      { files: LIVE_RUNTIME, why: "the live RLPx transport (p2p's RLPx, rpc's listen and PeerDirectory) and the live Pause of rpc's reads" },
+    ],
+  },
+];
+
+/** The rank of a node/ module (its index in NODE_ORDER), undefined when no part names it. */
+export function nodeRankOf(path: string): number | undefined {
+  const rank = NODE_ORDER.findIndex((r) => r.parts.some((p) => p.files.test(path)));
+  return rank === -1 ? undefined : rank;
+}
+
 /** The invariant checkers judge the node from the trace and the wire: they may import only types of these from node/. */
 export const CHECKER_NODE_TYPES: readonly string[] = ['node/runtime/trace-events.ts', 'node/runtime/ports.ts'];
 const CHECKERS = /^sim\/checkers\//;
@@ -179,7 +229,27 @@ export const DETERMINISM_ALLOWED: ReadonlyArray<{ path: string; tokens: readonly
 ];
 
 /** Breaks of the intended architecture that are there today, to be fixed in their own files, not allowed by design. */
-export const KNOWN_EXCEPTIONS: ReadonlyArray<{ path: string; rule: RuleId; subject: string; why: string }> = [];
+const NODE_VIEW_PENDING = 'QbftNode reached through its fields until the node offers one read-only NodeView (issue 24)';
+const KIT_IN_NODE = 'a node/ test kit that builds a simulated world; to move out of node/ beside the tests that import it';
+export const KNOWN_EXCEPTIONS: ReadonlyArray<{ path: string; rule: RuleId; subject: string; why: string }> = [
+  { path: 'node/rpc/node-api.ts', rule: 'folder-order', subject: 'node/node.ts', why: NODE_VIEW_PENDING },
+  { path: 'node/rpc/node-rpc.ts', rule: 'folder-order', subject: 'node/node.ts', why: NODE_VIEW_PENDING },
+  { path: 'node/metrics/node-metrics.ts', rule: 'folder-order', subject: 'node/node.ts', why: NODE_VIEW_PENDING },
+  { path: 'node/metrics/node-metrics-server.ts', rule: 'folder-order', subject: 'node/node.ts', why: NODE_VIEW_PENDING },
+  {
+    path: 'node/runtime/ports.ts',
+    rule: 'folder-order',
+    subject: 'node/chain/chain.ts',
+    why: "the Store port carries a ChainHistory, whose blocks are chain types (Block, Common, extraData); to become a port of its own over bytes",
+  },
+  { path: 'node/rpc/methods/test-kit.ts', rule: 'layering', subject: 'sim/world.ts', why: KIT_IN_NODE },
+  { path: 'node/rpc/methods/test-kit.ts', rule: 'layering', subject: 'sim/genesis-builder.ts', why: KIT_IN_NODE },
+  { path: 'node/rpc/methods/test-kit.ts', rule: 'layering', subject: 'sim/keys.ts', why: KIT_IN_NODE },
+  { path: 'node/privacy/privacy-test-kit.ts', rule: 'layering', subject: 'sim/world.ts', why: KIT_IN_NODE },
+  { path: 'node/privacy/privacy-test-kit.ts', rule: 'layering', subject: 'sim/genesis-builder.ts', why: KIT_IN_NODE },
+  { path: 'node/privacy/privacy-test-kit.ts', rule: 'layering', subject: 'sim/keys.ts', why: KIT_IN_NODE },
+  { path: 'node/privacy/privacy-test-kit.ts', rule: 'layering', subject: 'sim/privacy-run.ts', why: KIT_IN_NODE },
+];
 
 const BUILT_IN_NAMES = new Set(builtinModules.filter((m) => !m.startsWith('_')));
 const LIVE_RUNTIME_MODULE = /^node\/runtime\/live-[\w-]+\.ts$/;
@@ -341,8 +411,12 @@ function importViolations(path: string, ref: ImportRef): Omit<Violation, 'path' 
   if (isTestHelper(target) && !helper && !TEST_HELPER_USERS.test(path)) {
     found.push({ rule: 'test-helper', subject: target, message: `imports the test helper ${target}` });
   }
-  if (!helper && from && to && from !== to && !LAYER_IMPORTS[from].includes(to)) {
+  if ((!helper || from === 'node') && from && to && from !== to && !LAYER_IMPORTS[from].includes(to)) {
     found.push({ rule: 'layering', subject: target, message: `${from}/ may not import ${to}/ (${target})` });
+  }
+  if (!helper && from === 'node' && to === 'node') {
+    const order = folderOrderViolation(path, target);
+    if (order) found.push({ rule: 'folder-order', subject: target, message: order });
   }
   if (!helper && to === 'node' && CHECKERS.test(path)) {
     if (!(ref.typeOnly && CHECKER_NODE_TYPES.includes(target))) {
@@ -359,6 +433,15 @@ function importViolations(path: string, ref: ImportRef): Omit<Violation, 'path' 
     }
   }
   return found;
+}
+
+function folderOrderViolation(path: string, target: string): string | undefined {
+  const from = nodeRankOf(path);
+  const to = nodeRankOf(target);
+  if (from === undefined) return `${path} has no rank in NODE_ORDER`;
+  if (to === undefined) return `${target} has no rank in NODE_ORDER`;
+  if (to <= from) return undefined;
+  return `${NODE_ORDER[from].rank} may not import ${NODE_ORDER[to].rank} (${target})`;
 }
 
 function determinismViolations(path: string, code: string): Violation[] {
@@ -396,7 +479,7 @@ function checkAll(files: readonly SourceFile[]): Violation[] {
 
 /**
  * Allowances that nothing in these files needs any more (a stale entry would let a later break
- * through unnoticed): built-in and determinism entries, surface modules and known exceptions.
+ * through unnoticed): built-in and determinism entries, surface modules, NODE_ORDER parts and known exceptions.
  */
 export function unusedAllowances(files: readonly SourceFile[]): string[] {
   const byPath = new Map(files.map((f) => [f.path, blankComments(f.source)]));
@@ -415,6 +498,9 @@ export function unusedAllowances(files: readonly SourceFile[]): string[] {
   for (const s of NODE_SURFACE) {
     const used = [...importsByPath].some(([p, targets]) => s.usedBy.test(p) && targets.includes(s.module));
     if (!used) unused.push(`NODE_SURFACE ${s.module}`);
+  }
+  for (const r of NODE_ORDER) {
+    for (const part of r.parts) if (!files.some((f) => part.files.test(f.path))) unused.push(`NODE_ORDER ${r.rank}: ${part.files}`);
   }
   const all = checkAll(files);
   for (const e of KNOWN_EXCEPTIONS) {

@@ -7,7 +7,7 @@ import test from 'ava';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { blankComments, checkArchitecture, formatViolation, importsOf, unusedAllowances, type SourceFile, type Violation } from './architecture-rules.ts';
+import { blankComments, checkArchitecture, formatViolation, importsOf, nodeRankOf, unusedAllowances, type SourceFile, type Violation } from './architecture-rules.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SCANNED_FOLDERS = ['node', 'sim', 'scenarios', 'reports', 'cli', 'bin', 'scripts', 'test'];
@@ -45,6 +45,14 @@ test('the repository keeps its architecture', (t) => {
   t.false([...paths].some((p) => p.endsWith('.test.ts')), 'tests themselves are not scanned');
   const violations = checkArchitecture(files);
   t.deepEqual(violations.map(formatViolation), [], `\n${violations.map(formatViolation).join('\n')}`);
+  t.deepEqual(files.filter((f) => f.path.startsWith('node/') && nodeRankOf(f.path) === undefined).map((f) => f.path), [], 'every node/ module has a rank in NODE_ORDER');
+});
+
+test('a folder-order violation planted in the repository is caught, alone', (t) => {
+  const planted = { path: 'node/chain/planted-rule.ts', source: "import { HeightManager } from '../consensus/qbft/height-manager.ts';\nexport const x = HeightManager;\n" };
+  t.deepEqual(brief(checkArchitecture([...repositorySources(), planted])), [
+    { path: 'node/chain/planted-rule.ts', line: 1, rule: 'folder-order', subject: 'node/consensus/qbft/height-manager.ts' },
+  ]);
 });
 
 test('every allowance and known exception is still needed', (t) => {
@@ -168,8 +176,48 @@ test('production code may not import a test helper; tests and benchmarks may', (
     { path: 'node/p2p/eth-server.ts', line: 1, rule: 'test-helper', subject: 'node/p2p/sync-test-kit.ts' },
   ]);
   t.deepEqual(check('node/execution/engine-bench.ts', "import { blocks } from './test-fixtures.ts';"), []);
-  // A test helper is test code: it may build a simulated world.
-  t.deepEqual(check('node/rpc/methods/test-kit.ts', "import { World } from '../../../sim/world.ts';"), []);
+  // A test helper is test code: it may build a simulated world, but not from inside node/.
+  t.deepEqual(check('test/new-kit.ts', "import { World } from '../sim/world.ts';"), []);
+  t.deepEqual(check('node/p2p/new-test-kit.ts', "import { World } from '../../sim/world.ts';"), [
+    { path: 'node/p2p/new-test-kit.ts', line: 1, rule: 'layering', subject: 'sim/world.ts' },
+  ]);
+  // Inside node/ it may use any folder (a test may build the whole node).
+  t.deepEqual(check('node/chain/new-test-kit.ts', "import { createNode } from '../node.ts';\nimport { startRpc } from '../rpc/server.ts';"), []);
+});
+
+test('a node/ module may import only folders of its rank or below (NODE_ORDER)', (t) => {
+  const planted: SourceFile[] = [
+    // Upward, type-only imports included.
+    { path: 'node/chain/header-rules.ts', source: "import { quorumSize } from './quorum.ts';\nimport type { RoundState } from '../consensus/qbft/round-state.ts';" },
+    { path: 'node/crypto/bytes.ts', source: "import type { Block } from '../chain/block.ts';" },
+    { path: 'node/consensus/qbft/height-manager.ts', source: "import { sendTo } from '../../p2p/eth-server.ts';" },
+    { path: 'node/runtime/trace-events.ts', source: "import type { InProcessRpc } from '../rpc/transports/in-process.ts';" },
+    { path: 'node/rpc/methods/eth.ts', source: "import type { QbftNode } from '../../node.ts';" },
+    { path: 'node/node.ts', source: "import { liveNode } from './cli/live-node.ts';" },
+    // A folder that has no rank yet.
+    { path: 'node/mempool/pool.ts', source: "import { keccak256 } from '../crypto/keccak.ts';" },
+  ];
+  t.deepEqual(brief(checkArchitecture(planted)), [
+    { path: 'node/chain/header-rules.ts', line: 2, rule: 'folder-order', subject: 'node/consensus/qbft/round-state.ts' },
+    { path: 'node/consensus/qbft/height-manager.ts', line: 1, rule: 'folder-order', subject: 'node/p2p/eth-server.ts' },
+    { path: 'node/crypto/bytes.ts', line: 1, rule: 'folder-order', subject: 'node/chain/block.ts' },
+    { path: 'node/mempool/pool.ts', line: 1, rule: 'folder-order', subject: 'node/crypto/keccak.ts' },
+    { path: 'node/node.ts', line: 1, rule: 'folder-order', subject: 'node/cli/live-node.ts' },
+    { path: 'node/rpc/methods/eth.ts', line: 1, rule: 'folder-order', subject: 'node/node.ts' },
+    { path: 'node/runtime/trace-events.ts', line: 1, rule: 'folder-order', subject: 'node/rpc/transports/in-process.ts' },
+  ]);
+  t.regex(checkArchitecture([planted[2]])[0].message, /^consensus may not import p2p/);
+  t.regex(checkArchitecture([planted[6]])[0].message, /node\/mempool\/pool\.ts has no rank/);
+  // Downward and sideways within a rank are allowed; the live runtime sits on top beside node/cli.
+  const allowed: SourceFile[] = [
+    { path: 'node/chain/header-rules.ts', source: "import { keccak256 } from '../crypto/keccak.ts';\nimport type { Store } from '../runtime/ports.ts';" },
+    { path: 'node/crypto/x.ts', source: "import { BoundedSet } from '../collections/bounded-set.ts';" },
+    { path: 'node/p2p/rlpx/rlpx-connection.ts', source: "import { LiveTimers } from '../../runtime/live-timers.ts';" },
+    { path: 'node/node.ts', source: "import { startRpc } from './rpc/server.ts';\nimport { HeightManager } from './consensus/qbft/height-manager.ts';" },
+    { path: 'node/runtime/live-rlpx-transport.ts', source: "import { listenOn } from '../rpc/transports/listen.ts';\nimport { RlpxConnection } from '../p2p/rlpx/rlpx-connection.ts';" },
+    { path: 'node/cli/live-node.ts', source: "import { createNode } from '../node.ts';\nimport { RlpxTransport } from '../runtime/live-rlpx-transport.ts';" },
+  ];
+  t.deepEqual(brief(checkArchitecture(allowed)), []);
 });
 
 test('allowed imports give no violation', (t) => {

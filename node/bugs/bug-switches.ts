@@ -4,7 +4,7 @@
  * refused by the live node, and recorded in a simulated run's trace. The catalogue (titles, links,
  * root causes, reproducing scenarios) lives in sim/bugs/; here are only the ids the node reads.
  */
-import { VALIDATION_RULES, type ValidationRule } from '../consensus/qbft/rules.ts';
+import { VALIDATION_RULES, type ValidationRule } from '../runtime/validation-rules.ts';
 
 export const BUG_IDS = [
   'besu-1671',
@@ -34,7 +34,7 @@ export const PLANTED_BUG_IDS: readonly PlantedBugId[] = [
   'plant-period-early',
   // eth_subscribe `logs` sends no `removed: true` notifications for the logs of blocks a reorganisation drops.
   'plant-pubsub-no-removed',
-  // One validation rule of node/consensus/qbft/rules.ts is not applied.
+  // One validation rule of node/runtime/validation-rules.ts is not applied.
   ...VALIDATION_RULES.map((rule) => `plant-skip-${rule}` as const),
 ];
 

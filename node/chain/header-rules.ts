@@ -27,7 +27,7 @@
  *                   a child may even carry its parent's timestamp.
  */
 import type { Hex } from '../crypto/bytes.ts';
-import { quorumSize } from '../consensus/qbft/quorum.ts';
+import { quorumSize } from './quorum.ts';
 
 export const EXPECTED_MIX_HASH: Hex = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365';
 export const MIN_GAS_LIMIT = 5000n;

@@ -12,7 +12,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, equalBytes, type Hex } from '../crypto/bytes.ts';
-import type { Reward } from '../execution/engine.ts';
+import type { Reward } from './block-reward.ts';
 import { decodingCommon } from './decoding-common.ts';
 import { MAX_OMMERS, ommersHash } from './ommer-rules.ts';
 

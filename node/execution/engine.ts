@@ -51,19 +51,13 @@ import { txChainId, useFastCrypto } from './tx-utils.ts';
 import { RootRetention, TrieNodeStore, type PruneStats } from './state-db.ts';
 import { executionKey, type ExecutionMemo } from './execution-memo.ts';
 import { ExecutionError } from './execution-error.ts';
+import type { Reward, Rewards } from '../chain/block-reward.ts';
 import { BEACON_ROOTS_ADDRESS, MAINNET_DEPOSIT_CONTRACT, collectRequests, makesSystemWrites, preBlockSystemCalls, requestsHash } from './system-calls.ts';
 
 export type { TxReceipt } from '@ethereumjs/vm';
 export { txChainId, useFastCrypto } from './tx-utils.ts';
 
-/** A block reward credited after the transactions (QBFT's, or proof of work's block and ommer rewards); amount 0 = none. */
-export interface Reward {
-  to: Hex;
-  amountWei: bigint;
-}
-
-/** One reward, several (a proof-of-work block and its ommers), or none. */
-export type Rewards = Reward | readonly Reward[] | undefined;
+export type { Reward, Rewards } from '../chain/block-reward.ts';
 
 function paidRewards(rewards: Rewards): Reward[] {
   const list = rewards === undefined ? [] : Array.isArray(rewards) ? rewards : [rewards as Reward];

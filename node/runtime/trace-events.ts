@@ -5,10 +5,11 @@
  * is the order written to the trace, so producers keep it stable (trace hashes depend on it).
  * Values are JSON-ready: hashes and digests are 0x-hex strings, big numbers decimal strings.
  */
-import type { Hex } from '../crypto/bytes.ts';
-import type { InProcessRecord } from '../rpc/transports/in-process.ts';
 import type { LogLevel } from './ports.ts';
-import type { RejectionRule } from '../consensus/qbft/rules.ts';
+import type { RejectionRule } from './validation-rules.ts';
+
+/** A 0x-hex string, as node/crypto/bytes.ts spells it; declared here so the ports import nothing above them. */
+type Hex = `0x${string}`;
 
 export type JudgedMessageType = 'proposal' | 'prepare' | 'commit' | 'roundChange';
 
@@ -52,3 +53,30 @@ export type LogTraceEvent = { kind: 'log'; level: LogLevel; message: string; fie
 export type NodeTraceEvent = ConsensusTraceEvent | ServiceTraceEvent | ChainTraceEvent | SyncTraceEvent | LogTraceEvent | InProcessRecord;
 
 export type NodeTraceKind = NodeTraceEvent['kind'];
+
+/** The in-process RPC transport's calls and notifications (node/rpc/transports/in-process.ts), recorded as trace events. */
+export interface RpcCallRecord {
+  kind: 'rpc-call';
+  connection: string;
+  id: number;
+  method: string;
+  params: unknown[];
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export interface RpcNotificationRecord {
+  kind: 'rpc-notification';
+  connection: string;
+  subscription: string;
+  result: unknown;
+}
+
+export interface RpcRawRecord {
+  kind: 'rpc-raw';
+  connection: string;
+  request: string;
+  response: string | null;
+}
+
+export type InProcessRecord = RpcCallRecord | RpcNotificationRecord | RpcRawRecord;

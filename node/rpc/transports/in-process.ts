@@ -14,32 +14,9 @@
 import { RpcError } from '../errors.ts';
 import type { Dispatcher } from '../dispatcher.ts';
 import type { RpcContext } from '../registry.ts';
+import type { InProcessRecord } from '../../runtime/trace-events.ts';
 
-export interface RpcCallRecord {
-  kind: 'rpc-call';
-  connection: string;
-  id: number;
-  method: string;
-  params: unknown[];
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
-}
-
-export interface RpcNotificationRecord {
-  kind: 'rpc-notification';
-  connection: string;
-  subscription: string;
-  result: unknown;
-}
-
-export interface RpcRawRecord {
-  kind: 'rpc-raw';
-  connection: string;
-  request: string;
-  response: string | null;
-}
-
-export type InProcessRecord = RpcCallRecord | RpcNotificationRecord | RpcRawRecord;
+export type { InProcessRecord, RpcCallRecord, RpcNotificationRecord, RpcRawRecord } from '../../runtime/trace-events.ts';
 
 export interface InProcessNotification {
   subscription: string;
