@@ -71,10 +71,12 @@ class RawClient {
   }
 }
 
-async function openMany(target: number, count: number, first: string | Buffer): Promise<RawClient[]> {
-  const clients = await Promise.all(Array.from({ length: count }, () => RawClient.open(target)));
+/** `count` connections, each sent `first`; with a `socketCount`, returns once the server counts them all. */
+async function openMany(server: { port: number; socketCount?: () => number }, count: number, first: string | Buffer): Promise<RawClient[]> {
+  const clients = await Promise.all(Array.from({ length: count }, () => RawClient.open(server.port)));
   for (const c of clients) c.socket.write(first);
-  await sleep(50); // let the server count them
+  const deadline = Date.now() + GENEROUS_MS;
+  while (server.socketCount && server.socketCount() < count && Date.now() < deadline) await sleep(10);
   return clients;
 }
 
@@ -103,7 +105,7 @@ const SLOW_HEADS: Array<[string, string]> = [
 for (const [route, slowHead] of SLOW_HEADS) {
   test(`HTTP (${route}): ${MAX_CONNECTIONS} stalled requests get 408 and go after the request timeout, then a normal client is served`, async (t) => {
     const s = await httpServer(t, { timeouts: SHORT });
-    const slow = await openMany(s.port, MAX_CONNECTIONS, slowHead);
+    const slow = await openMany(s, MAX_CONNECTIONS, slowHead);
     t.is(await normalPost(s.port), 'refused', 'all connections are taken meanwhile');
     for (const c of slow) t.true(await c.closedWithin(GENEROUS_MS));
     t.true(slow.every((c) => c.text().startsWith('HTTP/1.1 408 Request Timeout')));
@@ -112,7 +114,7 @@ for (const [route, slowHead] of SLOW_HEADS) {
 
   test(`HTTP (${route}), guard off: the stalled requests keep every connection and the normal client is refused`, async (t) => {
     const s = await httpServer(t, { timeouts: OFF });
-    const slow = await openMany(s.port, MAX_CONNECTIONS, slowHead);
+    const slow = await openMany(s, MAX_CONNECTIONS, slowHead);
     await sleep(1000);
     t.true(slow.every((c) => !c.closed));
     t.is(await normalPost(s.port), 'refused');
@@ -208,7 +210,7 @@ const GRAPHQL_SLOW_HEAD = 'POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-
 
 test(`GraphQL: ${MAX_CONNECTIONS} stalled requests get 408 and go after the request timeout; others are served meanwhile`, async (t) => {
   const { server } = await graphqlServer(t, { timeouts: SHORT });
-  const slow = await openMany(server.port, MAX_CONNECTIONS, GRAPHQL_SLOW_HEAD);
+  const slow = await openMany(server, MAX_CONNECTIONS, GRAPHQL_SLOW_HEAD);
   t.regex(await normalPost(server.port, '{ chainID }', '/graphql'), /^HTTP\/1\.1 200 OK[^]*0x539/);
   for (const c of slow) t.true(await c.closedWithin(GENEROUS_MS));
   t.true(slow.every((c) => c.text().startsWith('HTTP/1.1 408')));
@@ -216,7 +218,7 @@ test(`GraphQL: ${MAX_CONNECTIONS} stalled requests get 408 and go after the requ
 
 test('GraphQL, guard off: the stalled requests keep their connections', async (t) => {
   const { server } = await graphqlServer(t, { timeouts: OFF });
-  const slow = await openMany(server.port, MAX_CONNECTIONS, GRAPHQL_SLOW_HEAD);
+  const slow = await openMany(server, MAX_CONNECTIONS, GRAPHQL_SLOW_HEAD);
   await sleep(1000);
   t.true(slow.every((c) => !c.closed));
 });
@@ -266,7 +268,7 @@ const UPGRADE_HEAD = 'GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\
 
 test(`WebSocket: ${MAX_CONNECTIONS} half-sent upgrade requests get 408 and go after the head timeout, then a client connects`, async (t) => {
   const s = await wsServer(t, { timeouts: SHORT });
-  const slow = await openMany(s.port, MAX_CONNECTIONS, UPGRADE_HEAD.slice(0, 40));
+  const slow = await openMany(s, MAX_CONNECTIONS, UPGRADE_HEAD.slice(0, 40));
   t.is(await normalWs(s.port), 'refused');
   for (const c of slow) t.true(await c.closedWithin(GENEROUS_MS));
   t.true(slow.every((c) => c.text().startsWith('HTTP/1.1 408')));
@@ -275,7 +277,7 @@ test(`WebSocket: ${MAX_CONNECTIONS} half-sent upgrade requests get 408 and go af
 
 test('WebSocket, guard off: the half-sent upgrades keep every connection', async (t) => {
   const s = await wsServer(t, { timeouts: OFF });
-  const slow = await openMany(s.port, MAX_CONNECTIONS, UPGRADE_HEAD.slice(0, 40));
+  const slow = await openMany(s, MAX_CONNECTIONS, UPGRADE_HEAD.slice(0, 40));
   await sleep(1000);
   t.true(slow.every((c) => !c.closed));
   t.is(await normalWs(s.port), 'refused');

@@ -157,6 +157,8 @@ export interface HttpRpcServer {
   /** The bound port (the ephemeral one when port 0 was asked). */
   port: number;
   host: string;
+  /** Open TCP connections: what --rpc-http-max-active-connections counts. */
+  socketCount(): number;
   /** Stops listening and closes every connection. */
   close(): Promise<void>;
 }
@@ -620,6 +622,7 @@ export async function startHttpRpc(opts: HttpRpcOptions): Promise<HttpRpcServer>
   return {
     port,
     host: opts.host,
+    socketCount: () => sockets.size,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         fast.stop();

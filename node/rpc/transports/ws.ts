@@ -91,6 +91,8 @@ export interface WsRpcServer {
   port: number;
   host: string;
   /** Open WebSocket connections. */
+  /** Open TCP connections, upgraded or not: what --rpc-ws-max-active-connections counts. */
+  socketCount(): number;
   connectionCount(): number;
   close(): Promise<void>;
 }
@@ -306,6 +308,7 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
     port,
     host: opts.host,
     connectionCount: () => open.size,
+    socketCount: () => sockets.size,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(heartbeat);
