@@ -7,6 +7,15 @@ import { acceptsJson, corsRegex, hostAllowed, hostOfHostHeader, startHttpRpc, ty
 
 const PARSE_ERROR = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** A bound for what must happen: generous, since a loaded machine stretches real sockets. */
+const GENEROUS_MS = 30_000;
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + GENEROUS_MS;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${GENEROUS_MS} ms`);
+    await sleep(5);
+  }
+}
 
 /** A stand-in for the real Dispatcher: echo, ctx, slow, and Besu's parse error. */
 function toyDispatcher(seen: RpcContext[] = []) {
@@ -215,10 +224,10 @@ test('connections beyond maxActiveConnections are closed at once', async (t) => 
   };
   const a = await open();
   const b = await open();
-  await sleep(50); // let the server count them
+  await until(() => s.socketCount() === 2);
   const c = await open();
   const closed = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 2000);
+    const timer = setTimeout(() => resolve(false), GENEROUS_MS);
     c.once('close', () => {
       clearTimeout(timer);
       resolve(true);
@@ -228,7 +237,7 @@ test('connections beyond maxActiveConnections are closed at once', async (t) => 
   t.true(closed);
   a.destroy();
   b.destroy();
-  await sleep(50);
+  await until(() => s.socketCount() === 0);
   t.is((await call(s, {})).status, 201);
 });
 
