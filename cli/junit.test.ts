@@ -113,7 +113,7 @@ test('fuzz --runs 2 --junit writes one case per fuzz case, each naming its seeds
   t.is(report.runs, 2);
 });
 
-test('fuzz --bug: the case that finds the bug passes, and so does "bug ID found"; the shrunk file is named', async (t) => {
+test('fuzz --bug: the case that finds the bug passes, and so does "bug ID found"; the shrunk file is named; the text names the checkers and the replay commands', async (t) => {
   const dir = tempDir();
   const file = join(dir, 'hunt.xml');
   const io = captureIo();
@@ -126,6 +126,14 @@ test('fuzz --bug: the case that finds the bug passes, and so does "bug ID found"
   t.true(cases[0].systemOut!.includes(`shrunk scenario: ${shrunk}`));
   t.true(cases[1].systemOut!.startsWith('found in case 0 (case seed '));
   t.true(cases[1].systemOut!.endsWith(`; shrunk scenario ${shrunk}`));
+  // The same hunt as people read it: progress, the checkers that caught it, where, and the commands.
+  t.notRegex(io.stderr, /^\{/m);
+  t.true(io.stderr.includes('case 0 failed (case seed 428652776, 9 validators, 37 s simulated): round-timer on v5 at 1.716 s (height 1, round 0); also round-start; shrinking it\n'), io.stderr);
+  t.regex(io.stderr, /^fuzz: 1 of 3 cases run, 1 failed \(\d+ s\)$/m);
+  t.regex(io.stdout, /^bug besu-1734: found in case 0 after 1 runs, caught by round-start \(also round-timer\); the shrunk case \(scenario seed \d+\) passes with the switch off$/m);
+  t.regex(io.stdout, /^ {2}failure in case 0: caught by round-timer, round-start; first: round-timer on v\d at \d+(\.\d+)? s \(height \d+, round \d+\)$/m);
+  t.regex(io.stdout, /^ {4}shrunk in \d+ steps to \d+ validators, \d+ s, scenario seed \d+, bug switches besu-1734$/m);
+  for (const command of [`replay: qbft-lab scenario run ${shrunk}`, `watch:  qbft-lab tui ${shrunk}`, `report: qbft-lab report ${shrunk} --html fuzz-failure-1-0.html`]) t.true(io.stdout.includes(`    ${command}\n`), command);
 });
 
 test('fuzz --bug that is not found exits 1 and fails the "bug ID found" case', async (t) => {

@@ -326,6 +326,96 @@ function mergeTransitions(list: TransitionStep[]): TransitionStep[] {
   return [...byBlock.values()].sort((a, b) => a.block - b.block);
 }
 
+/** Where one fuzz scenario's fault episodes go: its steps, the notes of its description, and the nodes given twins. */
+interface Episodes {
+  steps: Step[];
+  notes: string[];
+  twins: string[];
+}
+
+/** One member of F's fault, clamped so that it starts by horizon - 1 s and heals by the horizon. */
+function faultEpisode({ node, fault }: { node: string; fault: RawFault | null }, horizon: number, out: Episodes): void {
+  if (!fault) return;
+  const { steps, notes } = out;
+  const at = Math.min(fault.atMs, horizon - 1_000);
+  switch (fault.kind) {
+    case 'crash': {
+      const back = Math.min(at + fault.downMs, horizon);
+      steps.push({ atMs: at, do: 'crash', node }, { atMs: back, do: 'restart', node, ...(fault.wipe ? { wipe: true } : {}) });
+      notes.push(`${node} down ${at}-${back}${fault.wipe ? ' (wiped)' : ''}`);
+      break;
+    }
+    case 'crash-forever':
+      steps.push({ atMs: at, do: 'crash', node });
+      notes.push(`${node} down from ${at}`);
+      break;
+    case 'restart':
+      steps.push({ atMs: at, do: 'restart', node, ...(fault.wipe ? { wipe: true } : {}) });
+      notes.push(`${node} restarted at ${at}${fault.wipe ? ' (wiped)' : ''}`);
+      break;
+    case 'byzantine':
+      steps.push({ atMs: Math.min(fault.atMs, horizon), do: 'byzantine', node, behaviour: fault.behaviour });
+      notes.push(`${node} ${fault.behaviour} from ${Math.min(fault.atMs, horizon)}`);
+      break;
+    case 'twin': {
+      const twin = `${node}-twin`;
+      const stop = Math.min(at + fault.lengthMs, horizon);
+      out.twins.push(node);
+      steps.push({ atMs: 0, do: 'crash', node: twin }, { atMs: at, do: 'restart', node: twin }, { atMs: stop, do: 'crash', node: twin });
+      notes.push(`${twin} runs ${at}-${stop}`);
+      break;
+    }
+    case 'skew': {
+      if (fault.skewMs === 0) break;
+      const back = Math.min(at + fault.lengthMs, horizon);
+      steps.push({ atMs: at, do: 'skew', node, ms: fault.skewMs }, { atMs: back, do: 'skew', node, ms: 0 });
+      notes.push(`${node} skewed ${fault.skewMs} ms ${at}-${back}`);
+      break;
+    }
+  }
+}
+
+/** Partition episodes, in start order, never overlapping, each starting by horizon - 1 s and healed by the horizon. */
+function partitionEpisodes(partitions: readonly RawPartition[], nodes: { everyone: string[]; F: string[] }, horizon: number, out: Episodes): void {
+  const latest = horizon - 1_000;
+  let free = 0;
+  for (const p of [...partitions].sort((a, b) => a.atMs - b.atMs)) {
+    const at = Math.max(p.atMs, free);
+    if (at > latest) continue;
+    const groups = partitionGroups(p, nodes);
+    if (!groups) continue;
+    const heal = Math.min(at + p.lengthMs, horizon);
+    out.steps.push({ atMs: at, do: 'partition', groups }, { atMs: heal, do: 'heal' });
+    out.notes.push(`partition ${groups.map((g) => g.join(',')).join(' | ')} ${at}-${heal}`);
+    free = heal + 500;
+  }
+}
+
+/** The two sides of a partition, or undefined when its mask leaves one side empty. */
+function partitionGroups(p: RawPartition, { everyone, F }: { everyone: string[]; F: string[] }): string[][] | undefined {
+  if (p.kind === 'isolate') {
+    const cut = F.filter((_, i) => (p.mask >> i) & 1);
+    return cut.length === 0 ? undefined : [cut, everyone.filter((x) => !cut.includes(x))];
+  }
+  const a = everyone.filter((_, i) => (p.mask >> i) & 1);
+  const b = everyone.filter((_, i) => !((p.mask >> i) & 1));
+  return a.length === 0 || b.length === 0 ? undefined : [a, b];
+}
+
+/** Sets the delivery faults on the network and genesis; returns their description ('' for none). */
+function applyDelivery(d: RawDelivery, network: NonNullable<Scenario['network']>, genesis: NonNullable<Scenario['genesis']>): string {
+  if (d.duplicatePermille > 0) network.duplicate = d.duplicatePermille / 1000;
+  if (d.reorderPermille > 0) Object.assign(network, { reorder: d.reorderPermille / 1000, reorderWindowMs: d.reorderWindowMs });
+  if (d.duplicateMessageLimit !== null) genesis.duplicateMessageLimit = d.duplicateMessageLimit;
+  if (!d.regossip) network.gossip = false;
+  return [
+    d.duplicatePermille > 0 ? `${d.duplicatePermille / 10}% delivered twice` : '',
+    d.reorderPermille > 0 ? `${d.reorderPermille / 10}% delayed up to ${d.reorderWindowMs} ms` : '',
+    d.duplicateMessageLimit !== null ? `duplicate filter ${d.duplicateMessageLimit}` : '',
+    d.regossip ? '' : 'no re-gossip',
+  ].filter(Boolean).join(', ');
+}
+
 /** Turns a raw case into a scenario, clamping every fault into the horizon. Pure. */
 export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {}): Scenario {
   const healMargin = opts.healMarginMs ?? DEFAULT_HEAL_MARGIN_MS;
@@ -342,69 +432,9 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
   const notes: string[] = [];
 
   if (horizon >= 1_500) {
-    const latest = horizon - 1_000;
-    for (const { node, fault } of members) {
-      if (!fault) continue;
-      const at = Math.min(fault.atMs, latest);
-      switch (fault.kind) {
-        case 'crash': {
-          const back = Math.min(at + fault.downMs, horizon);
-          steps.push({ atMs: at, do: 'crash', node }, { atMs: back, do: 'restart', node, ...(fault.wipe ? { wipe: true } : {}) });
-          notes.push(`${node} down ${at}-${back}${fault.wipe ? ' (wiped)' : ''}`);
-          break;
-        }
-        case 'crash-forever':
-          steps.push({ atMs: at, do: 'crash', node });
-          notes.push(`${node} down from ${at}`);
-          break;
-        case 'restart':
-          steps.push({ atMs: at, do: 'restart', node, ...(fault.wipe ? { wipe: true } : {}) });
-          notes.push(`${node} restarted at ${at}${fault.wipe ? ' (wiped)' : ''}`);
-          break;
-        case 'byzantine':
-          steps.push({ atMs: Math.min(fault.atMs, horizon), do: 'byzantine', node, behaviour: fault.behaviour });
-          notes.push(`${node} ${fault.behaviour} from ${Math.min(fault.atMs, horizon)}`);
-          break;
-        case 'twin': {
-          const twin = `${node}-twin`;
-          const stop = Math.min(at + fault.lengthMs, horizon);
-          twins.push(node);
-          steps.push({ atMs: 0, do: 'crash', node: twin }, { atMs: at, do: 'restart', node: twin }, { atMs: stop, do: 'crash', node: twin });
-          notes.push(`${twin} runs ${at}-${stop}`);
-          break;
-        }
-        case 'skew': {
-          if (fault.skewMs === 0) break;
-          const back = Math.min(at + fault.lengthMs, horizon);
-          steps.push({ atMs: at, do: 'skew', node, ms: fault.skewMs }, { atMs: back, do: 'skew', node, ms: 0 });
-          notes.push(`${node} skewed ${fault.skewMs} ms ${at}-${back}`);
-          break;
-        }
-      }
-    }
-
-    // Partition episodes, in start order, never overlapping, each healed by the horizon.
-    const everyone = [...validators, ...observers, ...twins.map((t) => `${t}-twin`)];
-    let free = 0;
-    for (const p of [...raw.partitions].sort((a, b) => a.atMs - b.atMs)) {
-      const at = Math.max(p.atMs, free);
-      if (at > latest) continue;
-      let groups: string[][];
-      if (p.kind === 'isolate') {
-        const cut = F.filter((_, i) => (p.mask >> i) & 1);
-        if (cut.length === 0) continue;
-        groups = [cut, everyone.filter((x) => !cut.includes(x))];
-      } else {
-        const a = everyone.filter((_, i) => (p.mask >> i) & 1);
-        const b = everyone.filter((_, i) => !((p.mask >> i) & 1));
-        if (a.length === 0 || b.length === 0) continue;
-        groups = [a, b];
-      }
-      const heal = Math.min(at + p.lengthMs, horizon);
-      steps.push({ atMs: at, do: 'partition', groups }, { atMs: heal, do: 'heal' });
-      notes.push(`partition ${groups.map((g) => g.join(',')).join(' | ')} ${at}-${heal}`);
-      free = heal + 500;
-    }
+    const episodes = { steps, notes, twins };
+    for (const member of members) faultEpisode(member, horizon, episodes);
+    partitionEpisodes(raw.partitions, { everyone: [...validators, ...observers, ...twins.map((t) => `${t}-twin`)], F }, horizon, episodes);
   }
 
   const transitions = raw.transitions.flatMap(transitionSteps);
@@ -436,20 +466,7 @@ export function scenarioFromRaw(raw: RawFuzzCase, opts: FuzzArbitraryOptions = {
   if (raw.epochLength !== null) genesis.epochLength = raw.epochLength;
   if (raw.genesisReward) genesis.blockReward = ONE_ETH;
   const network: NonNullable<Scenario['network']> = { latency: raw.latency, loss: raw.lossPermille / 1000 };
-  let delivery = '';
-  if (raw.delivery) {
-    const d = raw.delivery;
-    if (d.duplicatePermille > 0) network.duplicate = d.duplicatePermille / 1000;
-    if (d.reorderPermille > 0) Object.assign(network, { reorder: d.reorderPermille / 1000, reorderWindowMs: d.reorderWindowMs });
-    if (d.duplicateMessageLimit !== null) genesis.duplicateMessageLimit = d.duplicateMessageLimit;
-    if (!d.regossip) network.gossip = false;
-    delivery = [
-      d.duplicatePermille > 0 ? `${d.duplicatePermille / 10}% delivered twice` : '',
-      d.reorderPermille > 0 ? `${d.reorderPermille / 10}% delayed up to ${d.reorderWindowMs} ms` : '',
-      d.duplicateMessageLimit !== null ? `duplicate filter ${d.duplicateMessageLimit}` : '',
-      d.regossip ? '' : 'no re-gossip',
-    ].filter(Boolean).join(', ');
-  }
+  const delivery = raw.delivery ? applyDelivery(raw.delivery, network, genesis) : '';
   const merged = mergeTransitions(transitions);
   if (merged.length > 0) genesis.transitions = merged;
   const scenario: Scenario = {

@@ -202,9 +202,8 @@ function fromConfigFile(path: string): Raw {
   return raw;
 }
 
-export function parseNodeOptions(argv: string[]): NodeOptions {
-  const bugFlag = argv.find((a) => /^--(bugs?|Xbugs?)(=|$)/.test(a));
-  if (bugFlag !== undefined) throw new UsageError(`${bugFlag.split('=')[0]}: known-bug switches run only in the simulator ('qbft-lab bugs check', 'qbft-lab fuzz --bug ID'); a live node never runs with them`);
+/** The options given on the command line, coerced; `--flag=false` gives false. */
+function commandLineValues(argv: string[]): Raw {
   const options = Object.fromEntries(
     Object.entries(NODE_OPTIONS).map(([name, spec]) => [name, { type: spec.kind === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
   );
@@ -223,38 +222,51 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
   const cli: Raw = {};
   for (const [name, value] of Object.entries(values)) cli[name as NodeOptionName] = coerce(name as NodeOptionName, value, '');
   for (const name of explicitlyFalse) cli[name as NodeOptionName] = false;
+  return cli;
+}
+
+type OptionGetter = <T>(name: NodeOptionName) => T;
+
+/** The authentication settings of the HTTP or WebSocket endpoint, checked as Besu checks them. */
+function authSettings(get: OptionGetter, prefix: 'rpc-http' | 'rpc-ws'): AuthSettings {
+  const settings: AuthSettings = {
+    enabled: get<boolean>(`${prefix}-authentication-enabled` as NodeOptionName),
+    credentialsFile: get<string | undefined>(`${prefix}-authentication-credentials-file` as NodeOptionName),
+    jwtPublicKeyFile: get<string | undefined>(`${prefix}-authentication-jwt-public-key-file` as NodeOptionName),
+    algorithm: get<string>(`${prefix}-authentication-jwt-algorithm` as NodeOptionName).toUpperCase(),
+    methodsNoAuth: get<string[]>(`${prefix}-api-methods-no-auth` as NodeOptionName),
+  };
+  if (settings.enabled && !settings.credentialsFile && !settings.jwtPublicKeyFile)
+    throw new UsageError(`Unable to authenticate JSON-RPC ${prefix === 'rpc-http' ? 'HTTP' : 'WebSocket'} endpoint without a supplied credentials file or authentication public key file`);
+  if (!['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'HS256'].includes(settings.algorithm))
+    throw new UsageError(`Invalid value for option '--${prefix}-authentication-jwt-algorithm': '${settings.algorithm}'`);
+  return settings;
+}
+
+function apis(get: OptionGetter, option: 'rpc-http-api' | 'rpc-ws-api' | 'Xrpc-ipc-api'): string[] {
+  try {
+    return parseApiList(get<string[]>(option), { option: `--${option}` });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function metricCategories(get: OptionGetter): Set<string> {
+  try {
+    return parseMetricCategories(get<string[]>('metrics-category'));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+export function parseNodeOptions(argv: string[]): NodeOptions {
+  const bugFlag = argv.find((a) => /^--(bugs?|Xbugs?)(=|$)/.test(a));
+  if (bugFlag !== undefined) throw new UsageError(`${bugFlag.split('=')[0]}: known-bug switches run only in the simulator ('qbft-lab bugs check', 'qbft-lab fuzz --bug ID'); a live node never runs with them`);
+  const cli = commandLineValues(argv);
   const file = typeof cli['config-file'] === 'string' ? fromConfigFile(cli['config-file']) : {};
   const profile = parseProfile(cli.profile ?? file.profile);
   const profileValues: Raw = profile === undefined ? {} : PROFILE_VALUES[profile];
   const get = <T>(name: NodeOptionName): T => (cli[name] ?? file[name] ?? profileValues[name] ?? (NODE_OPTIONS[name] as OptionSpec).default) as T;
-  const authSettings = (prefix: 'rpc-http' | 'rpc-ws'): AuthSettings => {
-    const settings: AuthSettings = {
-      enabled: get<boolean>(`${prefix}-authentication-enabled` as NodeOptionName),
-      credentialsFile: get<string | undefined>(`${prefix}-authentication-credentials-file` as NodeOptionName),
-      jwtPublicKeyFile: get<string | undefined>(`${prefix}-authentication-jwt-public-key-file` as NodeOptionName),
-      algorithm: get<string>(`${prefix}-authentication-jwt-algorithm` as NodeOptionName).toUpperCase(),
-      methodsNoAuth: get<string[]>(`${prefix}-api-methods-no-auth` as NodeOptionName),
-    };
-    if (settings.enabled && !settings.credentialsFile && !settings.jwtPublicKeyFile)
-      throw new UsageError(`Unable to authenticate JSON-RPC ${prefix === 'rpc-http' ? 'HTTP' : 'WebSocket'} endpoint without a supplied credentials file or authentication public key file`);
-    if (!['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'HS256'].includes(settings.algorithm))
-      throw new UsageError(`Invalid value for option '--${prefix}-authentication-jwt-algorithm': '${settings.algorithm}'`);
-    return settings;
-  };
-  const apis = (option: 'rpc-http-api' | 'rpc-ws-api' | 'Xrpc-ipc-api'): string[] => {
-    try {
-      return parseApiList(get<string[]>(option), { option: `--${option}` });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-  };
-  const metricCategories = (): Set<string> => {
-    try {
-      return parseMetricCategories(get<string[]>('metrics-category'));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-  };
   const dataPath = get<string>('data-path');
   const networkId = get<string | undefined>('network-id');
   const minGasPrice = get<string>('min-gas-price');
@@ -277,30 +289,30 @@ export function parseNodeOptions(argv: string[]): NodeOptions {
       enabled: get('rpc-http-enabled'),
       host: get('rpc-http-host'),
       port: get('rpc-http-port'),
-      apis: apis('rpc-http-api'),
+      apis: apis(get, 'rpc-http-api'),
       corsOrigins: corsOrigins(get('rpc-http-cors-origins'), '--rpc-http-cors-origins'),
       maxBatchSize: get('rpc-http-max-batch-size'),
       maxRequestBytes: get('rpc-http-max-request-content-length'),
       maxActiveConnections: get('rpc-http-max-active-connections'),
-      auth: authSettings('rpc-http'),
+      auth: authSettings(get, 'rpc-http'),
     },
     rpcWs: {
       enabled: get('rpc-ws-enabled'),
       host: get('rpc-ws-host'),
       port: get('rpc-ws-port'),
-      apis: apis('rpc-ws-api'),
+      apis: apis(get, 'rpc-ws-api'),
       maxFrameSize: get('rpc-ws-max-frame-size'),
       maxActiveConnections: get('rpc-ws-max-active-connections'),
-      auth: authSettings('rpc-ws'),
+      auth: authSettings(get, 'rpc-ws'),
     },
-    ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: apis('Xrpc-ipc-api') },
+    ipc: { enabled: get('Xrpc-ipc-enabled'), path: get<string | undefined>('Xrpc-ipc-path') ?? `${dataPath}/besu.ipc`, apis: apis(get, 'Xrpc-ipc-api') },
     graphql: {
       enabled: get('graphql-http-enabled'),
       host: get('graphql-http-host'),
       port: get('graphql-http-port'),
       corsOrigins: corsOrigins(get('graphql-http-cors-origins'), '--graphql-http-cors-origins'),
     },
-    metrics: { enabled: get('metrics-enabled'), host: get('metrics-host'), port: get('metrics-port'), categories: metricCategories() },
+    metrics: { enabled: get('metrics-enabled'), host: get('metrics-host'), port: get('metrics-port'), categories: metricCategories(get) },
     hostAllowlist: get('host-allowlist'),
     earlyRoundChange: get('Xqbft-enable-early-round-change'),
     p2p: {

@@ -225,6 +225,107 @@ async function removeStaleSocket(path: string): Promise<void> {
   await unlink(path);
 }
 
+/** What a connection shares with its server. */
+interface IpcConnectionContext {
+  opts: IpcRpcOptions;
+  onError: (error: unknown) => void;
+  maxRequestBytes: number;
+  sockets: Set<Socket>;
+  /** Date.now() when each connection's incomplete value began (connections with one only). */
+  partialSince: Map<Socket, number>;
+}
+
+/** Frames one connection's stream into values and answers them in order, pausing reads while too many wait. */
+function serveIpcConnection(socket: Socket, connectionId: string, conn: IpcConnectionContext): void {
+  const { opts, sockets, partialSince, maxRequestBytes, onError } = conn;
+  sockets.add(socket);
+  let closed = false;
+  // A tick's messages (a block's notifications, answers) leave in one write.
+  const batch = tickBatcher(socket);
+  const write = (line: string): void => {
+    if (closed || !socket.writable) return;
+    batch();
+    socket.write(line + '\n');
+  };
+  const notify = connectionNotifier(write, onError);
+  const ctx: RpcContext = { transport: 'ipc', connectionId, notify };
+  const framer = new JsonStreamFramer(maxRequestBytes);
+  let valuesBegun = 0;
+  const queue: JsonFrame[] = [];
+  let queuedChars = 0;
+  let working = false;
+  let paused = false;
+  /** The client half-closed: answer what it sent, then close our side. */
+  let clientEnded = false;
+
+  const work = async (): Promise<void> => {
+    if (working) return;
+    working = true;
+    try {
+      while (queue.length > 0 && !closed) {
+        const frame = queue.shift()!;
+        if (frame.kind === 'value') queuedChars -= frame.text.length;
+        if (paused && queue.length < MAX_QUEUED_REQUESTS / 4 && queuedChars < maxRequestBytes / 4) {
+          paused = false;
+          socket.resume();
+        }
+        if (frame.kind !== 'value') {
+          write(IPC_PARSE_ERROR);
+          continue;
+        }
+        try {
+          const { body } = await opts.dispatcher.handleText(frame.text, ctx);
+          if (body !== undefined) write(body);
+        } catch (e) {
+          onError(e);
+          write(INTERNAL_ERROR);
+        }
+      }
+    } finally {
+      working = false;
+    }
+    if (clientEnded && queue.length === 0 && !closed) socket.end();
+  };
+
+  socket.on('data', (chunk: Buffer) => {
+    const frames = framer.push(chunk);
+    if (!framer.pending) partialSince.delete(socket);
+    else if (framer.valuesBegun !== valuesBegun) partialSince.set(socket, Date.now()); // a new incomplete value
+    valuesBegun = framer.valuesBegun;
+    if (frames.length === 0) return;
+    for (const frame of frames) {
+      queue.push(frame);
+      if (frame.kind === 'value') queuedChars += frame.text.length;
+    }
+    if (!paused && (queue.length >= MAX_QUEUED_REQUESTS || queuedChars >= maxRequestBytes)) {
+      paused = true;
+      socket.pause();
+    }
+    void work();
+  });
+  socket.on('error', () => {
+    // 'close' follows.
+  });
+  socket.once('end', () => {
+    clientEnded = true;
+    partialSince.delete(socket);
+    queue.push(...framer.end());
+    void work();
+  });
+  socket.once('close', () => {
+    closed = true;
+    queue.length = 0;
+    queuedChars = 0;
+    sockets.delete(socket);
+    partialSince.delete(socket);
+    try {
+      opts.onConnectionClosed?.(connectionId);
+    } catch (e) {
+      onError(e);
+    }
+  });
+}
+
 export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
   const maxRequestBytes = opts.maxRequestBytes ?? DEFAULT_IPC_MAX_REQUEST_BYTES;
   const partialRequestTimeoutMs = opts.partialRequestTimeoutMs ?? DEFAULT_IPC_PARTIAL_REQUEST_TIMEOUT_MS;
@@ -252,95 +353,8 @@ export async function startIpcRpc(opts: IpcRpcOptions): Promise<IpcRpcServer> {
       : undefined;
   sweeper?.unref();
 
-  const onConnection = (socket: Socket): void => {
-    const connectionId = `ipc-${nextConnection++}`;
-    sockets.add(socket);
-    let closed = false;
-    // A tick's messages (a block's notifications, answers) leave in one write.
-    const batch = tickBatcher(socket);
-    const write = (line: string): void => {
-      if (closed || !socket.writable) return;
-      batch();
-      socket.write(line + '\n');
-    };
-    const notify = connectionNotifier(write, onError);
-    const ctx: RpcContext = { transport: 'ipc', connectionId, notify };
-    const framer = new JsonStreamFramer(maxRequestBytes);
-    let valuesBegun = 0;
-    const queue: JsonFrame[] = [];
-    let queuedChars = 0;
-    let working = false;
-    let paused = false;
-    /** The client half-closed: answer what it sent, then close our side. */
-    let clientEnded = false;
-
-    const work = async (): Promise<void> => {
-      if (working) return;
-      working = true;
-      try {
-        while (queue.length > 0 && !closed) {
-          const frame = queue.shift()!;
-          if (frame.kind === 'value') queuedChars -= frame.text.length;
-          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4 && queuedChars < maxRequestBytes / 4) {
-            paused = false;
-            socket.resume();
-          }
-          if (frame.kind !== 'value') {
-            write(IPC_PARSE_ERROR);
-            continue;
-          }
-          try {
-            const { body } = await opts.dispatcher.handleText(frame.text, ctx);
-            if (body !== undefined) write(body);
-          } catch (e) {
-            onError(e);
-            write(INTERNAL_ERROR);
-          }
-        }
-      } finally {
-        working = false;
-      }
-      if (clientEnded && queue.length === 0 && !closed) socket.end();
-    };
-
-    socket.on('data', (chunk: Buffer) => {
-      const frames = framer.push(chunk);
-      if (!framer.pending) partialSince.delete(socket);
-      else if (framer.valuesBegun !== valuesBegun) partialSince.set(socket, Date.now()); // a new incomplete value
-      valuesBegun = framer.valuesBegun;
-      if (frames.length === 0) return;
-      for (const frame of frames) {
-        queue.push(frame);
-        if (frame.kind === 'value') queuedChars += frame.text.length;
-      }
-      if (!paused && (queue.length >= MAX_QUEUED_REQUESTS || queuedChars >= maxRequestBytes)) {
-        paused = true;
-        socket.pause();
-      }
-      void work();
-    });
-    socket.on('error', () => {
-      // 'close' follows.
-    });
-    socket.once('end', () => {
-      clientEnded = true;
-      partialSince.delete(socket);
-      queue.push(...framer.end());
-      void work();
-    });
-    socket.once('close', () => {
-      closed = true;
-      queue.length = 0;
-      queuedChars = 0;
-      sockets.delete(socket);
-      partialSince.delete(socket);
-      try {
-        opts.onConnectionClosed?.(connectionId);
-      } catch (e) {
-        onError(e);
-      }
-    });
-  };
+  const conn: IpcConnectionContext = { opts, onError, maxRequestBytes, sockets, partialSince };
+  const onConnection = (socket: Socket): void => serveIpcConnection(socket, `ipc-${nextConnection++}`, conn);
 
   // allowHalfOpen: a client may send its requests and half-close (echo … | nc -U path) and still
   // read the answers; the connection is ended once they are written.

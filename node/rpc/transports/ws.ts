@@ -90,9 +90,9 @@ export interface WsRpcOptions {
 export interface WsRpcServer {
   port: number;
   host: string;
-  /** Open WebSocket connections. */
   /** Open TCP connections, upgraded or not: what --rpc-ws-max-active-connections counts. */
   socketCount(): number;
+  /** Open WebSocket connections. */
   connectionCount(): number;
   close(): Promise<void>;
 }
@@ -113,6 +113,139 @@ function plainHttp(res: ServerResponse, status: number, body: string, headers: R
 function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
   if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
   socket.destroy();
+}
+
+/** What a connection shares with its server. */
+interface WsConnectionContext {
+  opts: WsRpcOptions;
+  onError: (error: unknown) => void;
+  open: Set<WebSocket>;
+  /** Connections that have answered (or been opened since) the last ping. */
+  alive: WeakSet<WebSocket>;
+  tooBigReason: string;
+  maxBufferedBytes: number;
+  maxQueuedChars: number;
+  requestTimeoutMs: number;
+}
+
+/** Answers one connection's messages in order, each within its time budget, pausing reads while too many wait. */
+function serveWsConnection(ws: WebSocket, permissions: string[] | undefined, socket: Duplex, connectionId: string, conn: WsConnectionContext): void {
+  const { opts, onError, open, alive, tooBigReason, maxBufferedBytes, maxQueuedChars, requestTimeoutMs } = conn;
+  open.add(ws);
+  alive.add(ws);
+  ws.on('pong', () => alive.add(ws));
+  // ws closes an over-limit message with 1009 and no reason; Netty gives one. Add it.
+  const close = ws.close.bind(ws);
+  ws.close = (code?: number, reason?: string | Buffer) => close(code, reason ?? (code === CLOSE_MESSAGE_TOO_BIG ? tooBigReason : undefined));
+
+  // A tick's messages (a block's notifications, answers) leave in one write.
+  const batch = tickBatcher(socket);
+  const send = (text: string): void => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.bufferedAmount > maxBufferedBytes) {
+      ws.terminate();
+      return;
+    }
+    batch();
+    ws.send(text);
+  };
+  const notify = connectionNotifier(send, onError);
+  const ctx: RpcContext = { transport: 'ws', connectionId, notify };
+  if (permissions !== undefined) ctx.permissions = permissions;
+
+  const queue: string[] = [];
+  let queuedChars = 0;
+  let working = false;
+  const connection = new AbortController();
+  let paused = false;
+  const work = async (): Promise<void> => {
+    if (working) return;
+    working = true;
+    try {
+      while (queue.length > 0 && ws.readyState === WebSocket.OPEN) {
+        const text = queue.shift()!;
+        queuedChars -= text.length;
+        if (paused && queue.length < MAX_QUEUED_REQUESTS / 4 && queuedChars < maxQueuedChars / 4) {
+          paused = false;
+          ws.resume();
+        }
+        const budget = requestBudget(requestTimeoutMs);
+        try {
+          const signal = AbortSignal.any([budget.signal, connection.signal]);
+          const { body } = await withRequestSignal(signal, () => opts.dispatcher.handleText(text, ctx));
+          if (body !== undefined) send(body);
+        } catch (e) {
+          onError(e);
+          send(formatErrorType(null, 'INTERNAL_ERROR'));
+        } finally {
+          budget.done();
+        }
+      }
+    } finally {
+      working = false;
+    }
+  };
+
+  ws.on('message', (data: RawData) => {
+    const text = rawDataToString(data);
+    queue.push(text);
+    queuedChars += text.length;
+    if (!paused && (queue.length >= MAX_QUEUED_REQUESTS || queuedChars >= maxQueuedChars)) {
+      paused = true;
+      ws.pause();
+    }
+    void work();
+  });
+  ws.on('error', () => {
+    // ws has already closed (or will close) the connection; 'close' follows.
+  });
+  ws.once('close', () => {
+    connection.abort(new RequestAbandonedError('the client closed its connection'));
+    open.delete(ws);
+    queue.length = 0;
+    queuedChars = 0;
+    try {
+      opts.onConnectionClosed?.(connectionId);
+    } catch (e) {
+      onError(e);
+    }
+  });
+}
+
+/** A plain HTTP request to the WebSocket port: /login when authentication is on, otherwise 400. */
+async function answerHttpRequest(req: IncomingMessage, res: ServerResponse, opts: WsRpcOptions, allowlist: string[], onError: (error: unknown) => void): Promise<void> {
+  if (!hostAllowed(allowlist, req.headers.host)) {
+    plainHttp(res, 403, HOST_NOT_AUTHORIZED_BODY, { 'Content-Type': 'application/json; charset=utf-8' });
+    return;
+  }
+  const path = (req.url ?? '/').split('?')[0];
+  if (req.method === 'POST' && path === '/login' && acceptsJson(req.headers['accept'])) {
+    if (opts.auth === undefined) {
+      req.resume();
+      plainHttp(res, 400, '', {}, 'Authentication not enabled');
+      return;
+    }
+    let body: string;
+    try {
+      body = (await readRequestBody(req, LOGIN_MAX_BODY_BYTES)).toString('utf8');
+    } catch (e) {
+      if (e instanceof BodyTooLarge) {
+        plainHttp(res, 413, TOO_LARGE_REASON, {}, TOO_LARGE_REASON);
+        closeWithUnreadBody(req, res);
+      }
+      return;
+    }
+    try {
+      const r = await opts.auth.login(body);
+      plainHttp(res, r.status, r.body ?? '', r.headers ?? {}, r.statusMessage);
+    } catch (e) {
+      onError(e);
+      plainHttp(res, 500, 'Internal Server Error');
+    }
+    return;
+  }
+  req.resume();
+  plainHttp(res, 400, WS_HTTP_NOT_SUPPORTED);
 }
 
 export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
@@ -156,123 +289,13 @@ export async function startWsRpc(opts: WsRpcOptions): Promise<WsRpcServer> {
       : undefined;
   heartbeat?.unref();
 
-  const onConnection = (ws: WebSocket, permissions: string[] | undefined, socket: Duplex): void => {
-    const connectionId = `ws-${nextConnection++}`;
-    open.add(ws);
-    alive.add(ws);
-    ws.on('pong', () => alive.add(ws));
-    // ws closes an over-limit message with 1009 and no reason; Netty gives one. Add it.
-    const close = ws.close.bind(ws);
-    ws.close = (code?: number, reason?: string | Buffer) => close(code, reason ?? (code === CLOSE_MESSAGE_TOO_BIG ? tooBigReason : undefined));
+  const conn: WsConnectionContext = { opts, onError, open, alive, tooBigReason, maxBufferedBytes, maxQueuedChars, requestTimeoutMs };
+  const onConnection = (ws: WebSocket, permissions: string[] | undefined, socket: Duplex): void =>
+    serveWsConnection(ws, permissions, socket, `ws-${nextConnection++}`, conn);
 
-    // A tick's messages (a block's notifications, answers) leave in one write.
-    const batch = tickBatcher(socket);
-    const send = (text: string): void => {
-      if (ws.readyState !== WebSocket.OPEN) return;
-      if (ws.bufferedAmount > maxBufferedBytes) {
-        ws.terminate();
-        return;
-      }
-      batch();
-      ws.send(text);
-    };
-    const notify = connectionNotifier(send, onError);
-    const ctx: RpcContext = { transport: 'ws', connectionId, notify };
-    if (permissions !== undefined) ctx.permissions = permissions;
-
-    const queue: string[] = [];
-    let queuedChars = 0;
-    let working = false;
-    const connection = new AbortController();
-    let paused = false;
-    const work = async (): Promise<void> => {
-      if (working) return;
-      working = true;
-      try {
-        while (queue.length > 0 && ws.readyState === WebSocket.OPEN) {
-          const text = queue.shift()!;
-          queuedChars -= text.length;
-          if (paused && queue.length < MAX_QUEUED_REQUESTS / 4 && queuedChars < maxQueuedChars / 4) {
-            paused = false;
-            ws.resume();
-          }
-          const budget = requestBudget(requestTimeoutMs);
-          try {
-            const signal = AbortSignal.any([budget.signal, connection.signal]);
-            const { body } = await withRequestSignal(signal, () => opts.dispatcher.handleText(text, ctx));
-            if (body !== undefined) send(body);
-          } catch (e) {
-            onError(e);
-            send(formatErrorType(null, 'INTERNAL_ERROR'));
-          } finally {
-            budget.done();
-          }
-        }
-      } finally {
-        working = false;
-      }
-    };
-
-    ws.on('message', (data: RawData) => {
-      const text = rawDataToString(data);
-      queue.push(text);
-      queuedChars += text.length;
-      if (!paused && (queue.length >= MAX_QUEUED_REQUESTS || queuedChars >= maxQueuedChars)) {
-        paused = true;
-        ws.pause();
-      }
-      void work();
-    });
-    ws.on('error', () => {
-      // ws has already closed (or will close) the connection; 'close' follows.
-    });
-    ws.once('close', () => {
-      connection.abort(new RequestAbandonedError('the client closed its connection'));
-      open.delete(ws);
-      queue.length = 0;
-      queuedChars = 0;
-      try {
-        opts.onConnectionClosed?.(connectionId);
-      } catch (e) {
-        onError(e);
-      }
-    });
-  };
-
-  const server: Server = createServer({ requireHostHeader: false, ...httpServerTimerOptions(timeouts) }, async (req: IncomingMessage, res: ServerResponse) => {
-    if (!hostAllowed(allowlist, req.headers.host)) {
-      plainHttp(res, 403, HOST_NOT_AUTHORIZED_BODY, { 'Content-Type': 'application/json; charset=utf-8' });
-      return;
-    }
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'POST' && path === '/login' && acceptsJson(req.headers['accept'])) {
-      if (opts.auth === undefined) {
-        req.resume();
-        plainHttp(res, 400, '', {}, 'Authentication not enabled');
-        return;
-      }
-      let body: string;
-      try {
-        body = (await readRequestBody(req, LOGIN_MAX_BODY_BYTES)).toString('utf8');
-      } catch (e) {
-        if (e instanceof BodyTooLarge) {
-          plainHttp(res, 413, TOO_LARGE_REASON, {}, TOO_LARGE_REASON);
-          closeWithUnreadBody(req, res);
-        }
-        return;
-      }
-      try {
-        const r = await opts.auth.login(body);
-        plainHttp(res, r.status, r.body ?? '', r.headers ?? {}, r.statusMessage);
-      } catch (e) {
-        onError(e);
-        plainHttp(res, 500, 'Internal Server Error');
-      }
-      return;
-    }
-    req.resume();
-    plainHttp(res, 400, WS_HTTP_NOT_SUPPORTED);
-  });
+  const server: Server = createServer({ requireHostHeader: false, ...httpServerTimerOptions(timeouts) }, (req: IncomingMessage, res: ServerResponse) =>
+    answerHttpRequest(req, res, opts, allowlist, onError),
+  );
   server.maxConnections = maxActiveConnections;
   applyHttpTimeouts(server, timeouts);
   const sockets = new Set<Socket>();
