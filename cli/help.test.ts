@@ -180,3 +180,11 @@ test("the defaults the help states are the code's", async (t) => {
   const { IMPORT_OPTIONS } = await import('../node/cli/blocks-import.ts');
   t.deepEqual(Object.keys(OPTIONS['blocks import']).sort(), [...IMPORT_OPTIONS].sort(), "blocks import's own options, parsed in node/cli/blocks-import.ts");
 });
+
+test("docs/cli.md's usage block is the help's own usage lines, so the page cannot drift from the parser", async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const { allSynopses } = await import('./help.ts');
+  const page = readFileSync(new URL('../docs/cli.md', import.meta.url), 'utf8');
+  const block = /```\n(qbft-lab scenario list[^]*?)\nqbft-lab --version \| -V\n```/.exec(page)?.[1];
+  t.is(block, allSynopses().join('\n'), 'regenerate the block from allSynopses() in cli/help.ts');
+});

@@ -66,6 +66,11 @@ function optionLines(form: string, description: string): string[] {
   return wrap(words, left.padEnd(DESCRIPTION_COLUMN), DESCRIPTION_COLUMN);
 }
 
+/** Every command's usage lines, as docs/cli.md lists them (a test holds that page to these). */
+export function allSynopses(): string[] {
+  return COMMAND_GROUPS.flatMap((group) => group.docs.flatMap((doc) => synopsis(doc).map((line) => line.slice(2))));
+}
+
 /** The help of one command (or subcommand). */
 async function docHelp(doc: CommandDoc): Promise<string> {
   const lines = ['Usage:', ...synopsis(doc), '', ...wrap(doc.summary.split(' '), '', 0), ''];
