@@ -4,34 +4,19 @@
  * (The runtime half, a scenario run under throwing clock and timer stubs, is architecture-runtime.test.ts.)
  */
 import test from 'ava';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, repoFiles } from './repo-files.ts';
 import { blankComments, checkArchitecture, formatViolation, importsOf, nodeRankOf, unusedAllowances, type SourceFile, type Violation } from './architecture-rules.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const SCANNED_FOLDERS = ['node', 'sim', 'scenarios', 'reports', 'cli', 'bin', 'scripts', 'test'];
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'vectors']);
-
-function sourcePaths(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith('.') || SKIPPED_DIRS.has(name)) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourcePaths(path));
-    else if (/\.(tsx?|js|mjs|cjs)$/.test(name) && !/\.test\.tsx?$/.test(name)) out.push(path);
-  }
-  return out;
-}
-
+const isSource = (name: string) => /\.(tsx?|js|mjs|cjs)$/.test(name) && !/\.test\.tsx?$/.test(name);
 /** The library entry (index.ts) and any other .ts file at the root. */
-const rootSources = () => readdirSync(root).filter((n) => /\.tsx?$/.test(n) && !/\.test\.tsx?$/.test(n)).map((n) => join(root, n));
+const isRootSource = (name: string) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name);
 
 function repositorySources(): SourceFile[] {
-  return [...rootSources(), ...SCANNED_FOLDERS.flatMap((d) => sourcePaths(join(root, d)))].map((p) => ({
-    path: relative(root, p).split(sep).join('/'),
-    source: readFileSync(p, 'utf8'),
-  }));
+  const rootSources = readdirSync(REPO_ROOT).filter(isRootSource);
+  return [...rootSources, ...SCANNED_FOLDERS.flatMap((d) => repoFiles(d, isSource))].map((path) => ({ path, source: readFileSync(join(REPO_ROOT, path), 'utf8') }));
 }
 
 const brief = (vs: Violation[]) => vs.map(({ path, line, rule, subject }) => ({ path, line, rule, subject }));

@@ -3,14 +3,12 @@
  * LONG_FUNCTIONS, each with its reason; and the checker itself, on planted sources.
  */
 import test from 'ava';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, repoFiles } from './repo-files.ts';
 import { findLongFunctions, formatLongFunction, MAX_FUNCTION_LINES, type LongFunction } from './function-length.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const SCANNED_FOLDERS = ['node', 'sim', 'reports'];
-const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'vectors']);
 
 const HTTP_STACK = "one HTTP stack's server, its handlers sharing the connection state held in this closure; issue 24 item 4 keeps one HTTP stack of the three";
 
@@ -25,20 +23,11 @@ const LONG_FUNCTIONS: ReadonlyArray<{ file: string; name: string; reason: string
   { file: 'sim/scenario-runner.ts', name: 'runScenario', reason: 'runScenario is being split into a step table and an expectation table (issue 24 item 3)' },
 ];
 
-function sourcePaths(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith('.') || SKIPPED_DIRS.has(name)) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourcePaths(path));
-    else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
+const isScanned = (name: string) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts');
 
 function repositoryLongFunctions(): { scanned: string[]; long: LongFunction[] } {
-  const scanned = SCANNED_FOLDERS.flatMap((d) => sourcePaths(join(root, d))).map((p) => relative(root, p).split(sep).join('/'));
-  return { scanned, long: scanned.flatMap((file) => findLongFunctions(file, readFileSync(join(root, file), 'utf8'))) };
+  const scanned = SCANNED_FOLDERS.flatMap((d) => repoFiles(d, isScanned));
+  return { scanned, long: scanned.flatMap((file) => findLongFunctions(file, readFileSync(join(REPO_ROOT, file), 'utf8'))) };
 }
 
 const allowed = (f: LongFunction) => LONG_FUNCTIONS.some((a) => a.file === f.file && a.name === f.name);

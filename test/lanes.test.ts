@@ -1,6 +1,5 @@
 import test from 'ava';
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { SKIPPED_DIRS, repoFiles } from './repo-files.ts';
 
 interface Lane {
   files: string[];
@@ -11,16 +10,8 @@ const fastLane = await load<Lane>('../ava.config.js');
 const e2eLane = await load<Lane>('../ava.e2e.config.js');
 const { E2E } = (await import(new URL('./lanes.js', import.meta.url).href)) as { E2E: string[] };
 
-const root = new URL('..', import.meta.url).pathname;
 // examples/ is a project of its own: test/example-project.test.ts runs its tests.
-const SKIP = new Set(['node_modules', '.tmp', 'dist', 'build', 'examples']);
-
-function testFiles(dir = root): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return SKIP.has(e.name) || e.name.startsWith('.') ? [] : testFiles(join(dir, e.name));
-    return e.name.endsWith('.test.ts') ? [relative(root, join(dir, e.name))] : [];
-  });
-}
+const SKIP = new Set([...SKIPPED_DIRS, 'build', 'examples']);
 
 /** The globs the lanes use: `**` (any folders), `*` (within a name). */
 function globRegex(glob: string): RegExp {
@@ -28,7 +19,7 @@ function globRegex(glob: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-const FILES = testFiles();
+const FILES = repoFiles('.', (name) => name.endsWith('.test.ts'), SKIP);
 const matches = (glob: string) => FILES.filter((f) => globRegex(glob).test(f));
 
 function lane(config: Lane): Set<string> {
