@@ -23,6 +23,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A bound for what must happen: generous, since a loaded machine stretches real timers. */
 const GENEROUS_MS = 30_000;
 
+/** Polls `condition` until it holds or `ms` pass; whether it holds at the end. */
+async function until(condition: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await sleep(10);
+  return condition();
+}
+
 const SHORT: Partial<HttpTimeouts> = { headersTimeoutMs: 800, requestTimeoutMs: 1200 };
 const OFF: Partial<HttpTimeouts> = { headersTimeoutMs: 0, requestTimeoutMs: 0 };
 const MAX_CONNECTIONS = 80;
@@ -60,10 +67,8 @@ class RawClient {
     return this.received.toString('latin1');
   }
 
-  async until(condition: () => boolean, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (!condition() && Date.now() < deadline) await sleep(10);
-    return condition();
+  until(condition: () => boolean, ms: number): Promise<boolean> {
+    return until(condition, ms);
   }
 
   closedWithin(ms: number): Promise<boolean> {
@@ -75,8 +80,8 @@ class RawClient {
 async function openMany(server: { port: number; socketCount?: () => number }, count: number, first: string | Buffer): Promise<RawClient[]> {
   const clients = await Promise.all(Array.from({ length: count }, () => RawClient.open(server.port)));
   for (const c of clients) c.socket.write(first);
-  const deadline = Date.now() + GENEROUS_MS;
-  while (server.socketCount && server.socketCount() < count && Date.now() < deadline) await sleep(10);
+  const { socketCount } = server;
+  if (socketCount) await until(() => socketCount() >= count, GENEROUS_MS);
   return clients;
 }
 
