@@ -65,6 +65,7 @@ export const OPTIONS = {
     'genesis-file': { type: 'string', value: 'FILE', description: "a Besu genesis to run: its config, alloc and transitions, its validators replaced by simulated keys (keeping the count)" },
     'early-round-change': { type: 'boolean', description: 'turn on the early round change rule (f+1 round changes for higher rounds move a node to the lowest of them); off, as in Besu now' },
     'no-gossip': { type: 'boolean', description: 'nodes do not forward the consensus messages they receive (each reaches only those its author sent it to)' },
+    'max-peers': { type: 'string', value: 'N|all', description: "Besu's --max-peers for every node: a larger network is a partial mesh of that many peers each (all: a full mesh)", default: '25' },
     'wire-layout': { type: 'string', value: 'besu26|legacy', description: 'QBFT message layout the nodes send (legacy: GoQuorum and Besu < 26.1); every node reads both', default: 'besu26' },
     'duplicate-message-limit': { type: 'string', value: 'N', description: "Besu's duplicatemessagelimit: messages remembered to drop repeats", default: '100' },
     json: { type: 'boolean', description: 'print the run as one JSON object instead of text' },

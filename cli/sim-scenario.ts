@@ -22,6 +22,7 @@ export interface SimFlags {
   'genesis-file'?: string;
   'early-round-change'?: boolean;
   'no-gossip'?: boolean;
+  'max-peers'?: string;
   'wire-layout'?: string;
   'duplicate-message-limit'?: string;
 }
@@ -152,11 +153,16 @@ export function simScenario(flags: SimFlags): Scenario {
       requestTimeoutSeconds: flags['request-timeout'] === undefined ? undefined : positiveInt(flags['request-timeout'], '--request-timeout', 2, 3600),
       duplicateMessageLimit,
     },
-    network: { latency: flags.latency ? parseLatency(flags.latency) : undefined, loss, gossip: flags['no-gossip'] ? false : undefined },
+    network: { latency: flags.latency ? parseLatency(flags.latency) : undefined, loss, gossip: flags['no-gossip'] ? false : undefined, maxPeers: maxPeersFlag(flags['max-peers']) },
     earlyRoundChange: flags['early-round-change'] ?? false,
     wireLayout,
     durationMs,
     steps,
     expect: [],
   };
+}
+
+function maxPeersFlag(value: string | undefined): number | 'all' | undefined {
+  if (value === undefined || value === 'all') return value;
+  return positiveInt(value, '--max-peers', 1, 10_000);
 }

@@ -1,6 +1,6 @@
 /**
- * The virtual network: a fully connected mesh among attached nodes that are up, carrying the
- * same encoded bytes as the live wire, with per-link latency models and faults.
+ * The virtual network: a mesh among attached nodes that are up (full, or the peer topology a
+ * peer limit leaves), carrying the same encoded bytes as the live wire, with per-link latency models and faults.
  *
  * Semantics
  * - `send` decides at send time: dropped (sender down or stale, unknown or down receiver,
@@ -15,8 +15,8 @@
  *   `maxInFlightPerLink`; beyond it messages are dropped ('overflow').
  * - Per-link configuration: the most specific setting wins as a whole (pair, then from-only,
  *   then to-only, then the network default); LinkFaults objects are not merged.
- * - Connectivity as a node sees it: `peers()` lists the other attached nodes that are up and in
- *   its partition group, sorted, reflecting the current state at once. Every change (attach,
+ * - Connectivity as a node sees it: `peers()` lists the other attached nodes that are up, in
+ *   its partition group and its peers in the topology (when one is set: Besu's --max-peers), sorted, reflecting the current state at once. Every change (attach,
  *   setUp, partition, heal) schedules onPeerDisconnected / onPeerConnected callbacks at the current
  *   virtual time, disconnects first, each sorted by (observer, peer); a callback whose observer is
  *   down or has been replaced by a new incarnation when it fires is skipped.
@@ -30,6 +30,7 @@ import type { PeerId, Transport, TransportHandlers, WireMessage } from '../node/
 import type { NetworkTraceEvent } from './trace-events.ts';
 import type { SimKernel } from './kernel.ts';
 import type { SeededRandom } from './random.ts';
+import type { Topology } from './topology.ts';
 
 export type LatencyModel =
   | { kind: 'fixed'; ms: number }
@@ -64,6 +65,7 @@ export type DropReason =
   | 'peer-restarted'
   | 'sender-restarted'
   | 'partitioned'
+  | 'not-peers'
   | 'too-large'
   | 'loss'
   | 'overflow'
@@ -218,6 +220,8 @@ export class VirtualNetwork {
   private configVersion = 0;
   /** Partition group per node; nodes not listed share group -1. Empty: no partition. */
   private groups = new Map<PeerId, number>();
+  /** Who may hold a connection to whom (sim/topology.ts); undefined: a full mesh. */
+  private topology: Topology | undefined;
   private readonly maxInFlightPerLink: number;
   private readonly maxMessageBytes: number;
   private readonly copyBytes: boolean;
@@ -349,6 +353,21 @@ export class VirtualNetwork {
     });
   }
 
+  /**
+   * Limits connections to the pairs `topology` lists (a node missing from it has no peers);
+   * undefined restores the full mesh. Partitions then act within it.
+   */
+  setTopology(topology: Topology | undefined): void {
+    this.changeConnectivity(() => {
+      this.topology = topology;
+    });
+  }
+
+  /** true when a and b may hold a connection (the topology; partitions and up state not considered). */
+  arePeers(a: PeerId, b: PeerId): boolean {
+    return this.topology === undefined || (this.topology.get(a)?.has(b) ?? false);
+  }
+
   /** true when a and b are in the same partition group (attachment and up state not considered). */
   sameSide(a: PeerId, b: PeerId): boolean {
     return (this.groups.get(a) ?? -1) === (this.groups.get(b) ?? -1);
@@ -412,6 +431,7 @@ export class VirtualNetwork {
       if (other === id) continue;
       if (!this.endpoints.get(other)!.up) continue;
       if ((this.groups.get(other) ?? -1) !== g) continue;
+      if (!this.arePeers(id, other)) continue;
       out.push(other);
     }
     return out;
@@ -498,6 +518,7 @@ export class VirtualNetwork {
     if (dst === undefined || to === from) return this.drop(from, to, protocol, code, 'unknown-peer', id);
     if (!dst.up) return this.drop(from, to, protocol, code, 'peer-down', id);
     if (!this.sameSide(from, to)) return this.drop(from, to, protocol, code, 'partitioned', id);
+    if (!this.arePeers(from, to)) return this.drop(from, to, protocol, code, 'not-peers', id);
     if (message.data.length > this.maxMessageBytes) return this.drop(from, to, protocol, code, 'too-large', id);
     const l = this.link(from, to);
     const f = l.faults;

@@ -260,6 +260,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     reorder: s.network?.reorder,
     reorderWindowMs: s.network?.reorderWindowMs,
     gossip: s.network?.gossip,
+    maxPeers: s.network?.maxPeers,
     traceMessages: s.network?.traceMessages,
     earlyRoundChange: s.earlyRoundChange,
     keepTrace: opts.keepTrace,

@@ -57,6 +57,7 @@ export function checkNetwork(f: Fields, value: unknown): void {
   f.optionalInt('network.reorderWindowMs', n.reorderWindowMs, 1);
   f.boolean('network.gossip', n.gossip);
   f.boolean('network.traceMessages', n.traceMessages);
+  if (n.maxPeers !== 'all') f.optionalInt('network.maxPeers', n.maxPeers, 1, 10_000);
 }
 
 function checkLatency(f: Fields, value: unknown): void {

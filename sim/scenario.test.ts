@@ -58,6 +58,7 @@ const badArguments: Array<[string, Partial<Scenario>, string]> = [
   ['an empty partition group', { steps: [{ atMs: 0, do: 'partition', groups: [['v0'], []] }] }, 'steps[0].groups[1] must be a non-empty array of node names'],
   ['an unknown Byzantine behaviour', { steps: [{ atMs: 0, do: 'byzantine', node: 'v3', behaviour: 'lie' }] }, 'steps[0].behaviour must be one of equivocate, silent,'],
   ['a loss above 1', { network: { loss: 1.5 } }, 'network.loss must be a probability from 0 to 1, got 1.5'],
+  ['no peers at all', { network: { maxPeers: 0 } }, 'network.maxPeers'],
   ['a latency range backwards', { network: { latency: { kind: 'uniform', minMs: 50, maxMs: 10 } } }, 'network.latency.minMs must not be above maxMs (50 > 10)'],
   ['no transfers', { steps: [{ atMs: 0, do: 'transfer', count: 0 }] }, 'steps[0].count must be an integer from 1 to 10000, got 0'],
   ['a sender that is not a test account', { steps: [{ atMs: 0, do: 'transfer', count: 1, fromAccount: 3 }] }, 'steps[0].fromAccount must be an integer from 0 to 2, got 3'],
@@ -93,7 +94,7 @@ test('windows in order, heals with nothing to heal, restarts of running nodes an
   const s: Scenario = {
     ...base,
     observers: 1,
-    network: { latency: { kind: 'normal', meanMs: 20, sdMs: 5.5 }, loss: 0, duplicate: 0.1, reorder: 0.2, reorderWindowMs: 100 },
+    network: { latency: { kind: 'normal', meanMs: 20, sdMs: 5.5 }, loss: 0, duplicate: 0.1, reorder: 0.2, reorderWindowMs: 100, maxPeers: 'all' },
     genesis: { blockReward: '0x10', transitions: [{ block: 3, validators: ['v0', 'v1', 'o0'] }, { block: 5, contractValidators: ['v0', 'v1', 'v2'], miningBeneficiary: '' }] },
     steps: [
       { atMs: 0, do: 'heal' },

@@ -110,7 +110,7 @@ export interface Scenario {
    * `duplicate`: probability a message is delivered twice; `reorder`: probability of an extra delay
    * below `reorderWindowMs` (default 50), so copies and messages arrive out of order.
    */
-  network?: { latency?: LatencyModel; loss?: number; duplicate?: number; reorder?: number; reorderWindowMs?: number; gossip?: boolean; traceMessages?: boolean };
+  network?: { latency?: LatencyModel; loss?: number; duplicate?: number; reorder?: number; reorderWindowMs?: number; gossip?: boolean; traceMessages?: boolean; maxPeers?: number | 'all' };
   earlyRoundChange?: boolean;
   /** QBFT message layout the nodes emit: Besu >= 26.1 ('besu26', the default) or GoQuorum / Besu < 26.1 ('legacy'). */
   wireLayout?: 'besu26' | 'legacy';

@@ -28,6 +28,7 @@ import type { NodeKey } from './keys.ts';
 import type { BugSwitches } from '../node/bugs/bug-switches.ts';
 import { StoredHistoryError } from '../node/chain/stored-rules.ts';
 import { SIM_START_TIME_MS, secondsFromStart } from './sim-start.ts';
+import { DEFAULT_MAX_PEERS, peerTopology } from './topology.ts';
 
 export { SIM_START_TIME_MS };
 
@@ -52,6 +53,11 @@ export interface WorldOptions {
   reorder?: number;
   reorderWindowMs?: number;
   gossip?: boolean;
+  /**
+   * Besu's --max-peers for every node (default 25): a larger network is the partial mesh the limit
+   * leaves (sim/topology.ts). 'all' keeps a full mesh whatever the size.
+   */
+  maxPeers?: number | 'all';
   /** Record every network message in the trace (costly with many validators). */
   traceMessages?: boolean;
   earlyRoundChange?: boolean;
@@ -114,6 +120,8 @@ export class World {
       },
     });
     this.gossip = options.gossip ?? true;
+    const maxPeers = options.maxPeers ?? DEFAULT_MAX_PEERS;
+    if (maxPeers !== 'all') this.network.setTopology(peerTopology(options.nodes.map((n) => n.name), maxPeers, this.random.fork('topology')));
     const base = parseGenesis(options.genesis);
     for (const spec of options.nodes) {
       this.nodes.set(spec.name, {
@@ -169,7 +177,7 @@ export class World {
       setHandlers: (h) => raw.setHandlers(h),
       peerForAddress: (address) => {
         const peer = this.addressBook().get(address as Hex);
-        return peer !== undefined && peer !== sim.name ? peer : undefined;
+        return peer !== undefined && peer !== sim.name && this.network.arePeers(sim.name, peer) ? peer : undefined;
       },
       addressOfPeer: (peer) => this.nodes.get(peer)?.key.address,
     };

@@ -71,6 +71,7 @@ export const NODE_SURFACE: ReadonlyArray<{ module: string; usedBy: RegExp; why: 
   { module: 'node/consensus/qbft/signer-cache.ts', usedBy: REHEARSAL_HISTORY, why: 'signing the history seals and recovering the sampled ones' },
   { module: 'node/execution/state-persistence.ts', usedBy: REHEARSAL_HISTORY, why: 'the world state of the history head, as a node would have stored it' },
   { module: 'node/node.ts', usedBy: OUTSIDE_NODE, why: 'createNode and QbftNode: the node as a whole' },
+  { module: 'node/p2p/peer-limits.ts', usedBy: /^sim\/topology\.ts$/, why: "Besu's share of --max-peers that may be inbound, which shapes the simulated peer graph" },
   { module: 'node/runtime/ports.ts', usedBy: OUTSIDE_NODE, why: 'the ports (clock, timers, random, transport, store, log) the simulator implements' },
   { module: 'node/runtime/trace-events.ts', usedBy: OUTSIDE_NODE, why: 'the events a node reports through its Log port' },
   { module: 'node/bugs/bug-switches.ts', usedBy: OUTSIDE_NODE, why: 'the planted-bug switches a scenario turns on' },

@@ -114,6 +114,8 @@ function contentKeyOf(data: Uint8Array): string {
 export class QbftService {
   private manager: HeightManager | undefined;
   private queue: Promise<void> = Promise.resolve();
+  /** Jobs queued or running: an immediate job may start at once only when there are none. */
+  private jobs = 0;
   private readonly seen: BoundedSet;
   /** Besu's UniqueMessageMulticaster: what this node sent or gossiped. */
   private readonly gossiped: BoundedSet;
@@ -133,52 +135,92 @@ export class QbftService {
     this.gossiped = new BoundedSet(deps.limits.gossipedHistoryLimit ?? 1000);
   }
 
-  private enqueue(job: () => Promise<void> | void): Promise<void> {
+  /**
+   * Runs `job` after every job before it. A deferred job starts in a later microtask, as an event
+   * Besu's processor thread takes from its queue. An `immediate` job that finds nothing queued or
+   * running starts at once, so a message that is a duplicate, stale or for a future height is
+   * handled without a promise (the simulator delivers hundreds of thousands of those per block
+   * at 100 validators); it still counts as running until its promise settles.
+   */
+  private enqueue(job: () => Promise<void> | void, immediate = false): Promise<void> | void {
+    if (immediate && this.jobs === 0) return this.runNow(job);
+    this.jobs++;
     const run = this.queue.then(async () => {
-      if (this.stopped) return;
       try {
-        await job();
+        if (!this.stopped) await job();
       } catch (err) {
-        this.deps.log.log('error', 'qbft job failed', { error: String((err as Error)?.stack ?? err) });
+        this.logJobError(err);
+      } finally {
+        this.jobs--;
       }
     });
     this.queue = run;
     return run;
   }
 
+  private runNow(job: () => Promise<void> | void): Promise<void> | void {
+    if (this.stopped) return;
+    this.jobs++;
+    let result: Promise<void> | void;
+    try {
+      result = job();
+    } catch (err) {
+      this.jobs--;
+      return this.logJobError(err);
+    }
+    if (result === undefined) {
+      this.jobs--;
+      return;
+    }
+    const run = result.then(
+      () => void this.jobs--,
+      (err: unknown) => {
+        this.jobs--;
+        this.logJobError(err);
+      },
+    );
+    this.queue = run;
+    return run;
+  }
+
+  private logJobError(err: unknown): void {
+    this.deps.log.log('error', 'qbft job failed', { error: String((err as Error)?.stack ?? err) });
+  }
+
   /**
    * Besu's BftEventQueue.add: every event, whatever its kind, is dropped when more than
    * `messageQueueLimit` events already wait (a strict comparison, so limit + 1 can wait).
    */
-  private enqueueEvent(job: () => Promise<void> | void): Promise<void> {
+  private enqueueEvent(job: () => Promise<void> | void, immediate = false): Promise<void> | void {
     if (this.waitingEvents > (this.deps.limits.messageQueueLimit ?? 1000)) {
       this.stats.dropped++;
-      return Promise.resolve();
+      return;
     }
     this.waitingEvents++;
     return this.enqueue(() => {
       this.waitingEvents--;
       return job();
-    });
+    }, immediate);
   }
 
   /** A new chain head: start the next height (or idle if this node is not a validator for it). */
-  onNewHead(ctx: HeightContext): Promise<void> {
+  onNewHead(ctx: HeightContext): Promise<void> | void {
     return this.enqueueEvent(() => this.startHeight(ctx));
   }
 
-  onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> {
-    return this.enqueueEvent(() => this.receive(from, code, data));
+  /** A message off the wire; the transport calls this with nothing of the node's on the stack. */
+  onMessage(from: PeerId, code: number, data: Uint8Array): Promise<void> | void {
+    return this.enqueueEvent(() => this.receive(from, code, data), true);
   }
 
   /** A block timer expiry for `height` and `round`, as the node's own timer delivers it (Besu's BlockTimerExpiry). */
-  onBlockTimerExpiry(height: number, round: number): Promise<void> {
-    return this.enqueueEvent(() => this.blockTimerExpired(height, round));
+  onBlockTimerExpiry(height: number, round: number): Promise<void> | void {
+    return this.enqueueEvent(() => this.blockTimerExpired(height, round), true);
   }
 
   /** A round timer expiry for `height` and `round` (Besu's RoundExpiry). */
-  onRoundExpiry(height: number, round: number): Promise<void> {
-    return this.enqueueEvent(() => this.roundExpired(height, round));
+  onRoundExpiry(height: number, round: number): Promise<void> | void {
+    return this.enqueueEvent(() => this.roundExpired(height, round), true);
   }
 
   /** Resolves once every queued event, and every event those queued, has been handled. */
@@ -244,7 +286,7 @@ export class QbftService {
     for (const b of buffered) await this.process(b.from, b.message, b.key);
   }
 
-  private async receive(from: PeerId, code: number, data: Uint8Array): Promise<void> {
+  private receive(from: PeerId, code: number, data: Uint8Array): Promise<void> | void {
     const key = contentKeyOf(data);
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -263,7 +305,7 @@ export class QbftService {
       this.buffer(height, from, message, data.length, key as Hex);
       return;
     }
-    await this.process(from, message, key as Hex, data);
+    return this.process(from, message, key as Hex, data);
   }
 
   /**
