@@ -374,3 +374,17 @@ test('determinism: the same seed gives the same trace hash; another seed or sett
   const s = JSON.parse(a.stats) as { dropped: number; duplicated: number; delivered: number };
   t.true(s.dropped > 0 && s.duplicated > 0 && s.delivered > 100, a.stats);
 });
+
+test('reportTraffic false: onEvent hears of drops only', async (t) => {
+  const kernel = new SimKernel({ startTimeMs: 0 });
+  const heard: string[] = [];
+  const net = new VirtualNetwork(kernel, new SeededRandom(1), { reportTraffic: false, onEvent: (e) => void heard.push(e.kind) });
+  const a = net.attach('a');
+  const b = net.attach('b');
+  b.setHandlers({ onMessage: () => {}, onPeerConnected: () => {}, onPeerDisconnected: () => {} });
+  a.send('b', msg(1, 1));
+  a.send('nobody', msg(1, 2));
+  await kernel.runUntil(100);
+  t.deepEqual(heard, ['msg-dropped']);
+  t.is(net.stats().delivered, 1);
+});

@@ -90,6 +90,12 @@ export interface VirtualNetworkOptions {
    * can go to the trace as they are.
    */
   onEvent?: (e: NetworkTraceEvent) => void;
+  /**
+   * false: onEvent hears of drops only (no msg-sent, msg-delivered, msg-held, msg-duplicated or
+   * peer events), and those events are never built (a 100-validator block is ~500,000 deliveries).
+   * Default true.
+   */
+  reportTraffic?: boolean;
 }
 
 interface Endpoint {
@@ -226,6 +232,8 @@ export class VirtualNetwork {
   private readonly maxMessageBytes: number;
   private readonly copyBytes: boolean;
   private readonly onEvent: ((e: NetworkTraceEvent) => void) | undefined;
+  /** onEvent, for the events reportTraffic covers; undefined when those are not reported. */
+  private readonly onTraffic: ((e: NetworkTraceEvent) => void) | undefined;
   private readonly counters: NetworkStats = { sent: 0, delivered: 0, dropped: 0, duplicated: 0 };
   private readonly dropReasons = new Map<DropReason, number>();
   private taps: Array<(from: PeerId, message: WireMessage) => void> = [];
@@ -241,6 +249,7 @@ export class VirtualNetwork {
     if (!(this.maxMessageBytes >= 0)) throw new RangeError('maxMessageBytes must be >= 0');
     this.copyBytes = opts.copyBytes ?? true;
     this.onEvent = opts.onEvent;
+    this.onTraffic = opts.reportTraffic === false ? undefined : opts.onEvent;
   }
 
   /**
@@ -470,7 +479,7 @@ export class VirtualNetwork {
       this.kernel.nowMs(),
       () => {
         if (ep.gen !== gen || !ep.up || ep.handlers === undefined) return;
-        this.onEvent?.({ kind: connected ? 'peer-connected' : 'peer-disconnected', local: ep.id, peer });
+        this.onTraffic?.({ kind: connected ? 'peer-connected' : 'peer-disconnected', local: ep.id, peer });
         return connected ? ep.handlers.onPeerConnected(peer) : ep.handlers.onPeerDisconnected(peer);
       },
       connected ? 'net:peer-connected' : 'net:peer-disconnected',
@@ -510,7 +519,7 @@ export class VirtualNetwork {
     const from = src.id;
     const { protocol, code } = message;
     const id = ++this.counters.sent;
-    this.onEvent?.({ kind: 'msg-sent', from, to, protocol, code, size: message.data.length, id });
+    this.onTraffic?.({ kind: 'msg-sent', from, to, protocol, code, size: message.data.length, id });
     if (src.gen !== gen) return this.drop(from, to, protocol, code, 'stale-transport', id);
     if (!src.up) return this.drop(from, to, protocol, code, 'sender-down', id);
     for (const tap of this.taps) tap(from, message);
@@ -527,7 +536,7 @@ export class VirtualNetwork {
     this.enqueue(l, { from, to, fromGen: gen, toGen: dst.gen, protocol, code, data: this.copy(message.data), id });
     if (dup) {
       this.counters.duplicated++;
-      this.onEvent?.({ kind: 'msg-duplicated', from, to, protocol, code, id });
+      this.onTraffic?.({ kind: 'msg-duplicated', from, to, protocol, code, id });
       this.enqueue(l, { from, to, fromGen: gen, toGen: dst.gen, protocol, code, data: this.copy(message.data), id });
     }
   }
@@ -536,7 +545,7 @@ export class VirtualNetwork {
     if (l.inFlight + l.held.length >= this.maxInFlightPerLink) return this.drop(p.from, p.to, p.protocol, p.code, 'overflow', p.id);
     if (this.isClogged(l)) {
       l.held.push(p);
-      this.onEvent?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
+      this.onTraffic?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
       return;
     }
     this.schedule(l, p);
@@ -577,7 +586,7 @@ export class VirtualNetwork {
     const link = this.link(p.from, p.to); // the same object as l
     if (this.isClogged(link)) {
       link.held.push(p); // in-flight + held is unchanged, so the bound still holds
-      this.onEvent?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
+      this.onTraffic?.({ kind: 'msg-held', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
       return;
     }
     const src = this.endpoints.get(p.from)!;
@@ -590,7 +599,7 @@ export class VirtualNetwork {
     const h = dst.handlers;
     if (h === undefined) return this.drop(p.from, p.to, p.protocol, p.code, 'no-handler', p.id);
     this.counters.delivered++;
-    this.onEvent?.({ kind: 'msg-delivered', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
+    this.onTraffic?.({ kind: 'msg-delivered', from: p.from, to: p.to, protocol: p.protocol, code: p.code, size: p.data.length, id: p.id });
     return h.onMessage(p.from, { protocol: p.protocol, code: p.code, data: p.data });
   }
 

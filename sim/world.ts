@@ -115,9 +115,8 @@ export class World {
       // caches keyed by buffer identity let the world decode each message once.
       copyBytes: false,
       faults: linkFaults(options),
-      onEvent: (e) => {
-        if (traceMessages || e.kind === 'msg-dropped') this.trace.record(this.kernel.nowMs(), null, e);
-      },
+      onEvent: (e) => this.trace.record(this.kernel.nowMs(), null, e),
+      reportTraffic: traceMessages,
     });
     this.gossip = options.gossip ?? true;
     const maxPeers = options.maxPeers ?? DEFAULT_MAX_PEERS;
