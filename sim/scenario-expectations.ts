@@ -16,8 +16,6 @@ export interface JudgeInput {
   model: TraceModel;
   /** Each node's height (-1 when down) in the model at a time an expectation named (see sampleTimes). */
   heightsAt(atMs: number): ReadonlyMap<string, number> | undefined;
-  /** Honest nodes running as the scenario ends, in the run's node order. */
-  honestUp: readonly string[];
   /** No two honest nodes imported different blocks at one height (the agreement checker, at the scenario's end). */
   agreementHeld: boolean;
   /** Reads of the reference node's chain (the honest running node with the highest head); undefined when none runs. */
@@ -48,7 +46,12 @@ const who = (nodes: string[] | undefined, fallback: string) => (nodes ? nodes.jo
 const range = (e: { min?: number; max?: number }) =>
   `${e.min !== undefined ? `>= ${e.min}` : ''}${e.min !== undefined && e.max !== undefined ? ' and ' : ''}${e.max !== undefined ? `<= ${e.max}` : ''}`;
 const within = (value: number, e: { min?: number; max?: number }) => (e.min === undefined || value >= e.min) && (e.max === undefined || value <= e.max);
-const pick = (nodes: string[] | undefined, run: JudgeInput) => nodes ?? run.honestUp;
+/** Honest nodes running now, in the run's node order. */
+export function honestRunning(model: TraceModel): string[] {
+  return model.nodes().map((n) => n.name).filter((n) => model.honest(n) && model.statusOf(n).up);
+}
+
+const pick = (nodes: string[] | undefined, run: JudgeInput) => nodes ?? honestRunning(run.model);
 
 /** Distinct (height, round > 0) entered by honest nodes, with the round. */
 function honestRoundChanges(model: TraceModel): Map<string, number> {
@@ -97,7 +100,7 @@ export const EXPECTATIONS: { readonly [K in Expectation['kind']]: ExpectationKin
     describe: (e) => `round r's timer is requesttimeoutseconds * 2^r for rounds 0..${e.rounds}`,
     judge(e, run) {
       const timeoutSeconds = run.model.runInfo().requestTimeoutSeconds;
-      if (run.honestUp.length === 0 || timeoutSeconds === null) return false;
+      if (honestRunning(run.model).length === 0 || timeoutSeconds === null) return false;
       const honest = run.model.roundIntervals().filter((r) => run.model.honest(r.node));
       for (let r = 0; r <= e.rounds; r++) {
         const seen = honest.filter((i) => i.round === r);
@@ -152,7 +155,7 @@ export const EXPECTATIONS: { readonly [K in Expectation['kind']]: ExpectationKin
     judge(e, run) {
       const a = run.heightsAt(e.fromMs);
       const b = run.heightsAt(e.toMs);
-      return !!a && !!b && run.honestUp.every((n) => (a.get(n) ?? -1) === (b.get(n) ?? -1));
+      return !!a && !!b && honestRunning(run.model).every((n) => (a.get(n) ?? -1) === (b.get(n) ?? -1));
     },
   },
   'trace-event': {

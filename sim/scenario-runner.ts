@@ -21,7 +21,7 @@ import { TraceModel } from './run-model/trace-model.ts';
 import { roleOfName } from './run-model/roster.ts';
 import { addressOf, genesisFor, resolveKeys } from './scenario-genesis.ts';
 import { applyStep, lastFaultMs, type CustomStep, type StepContext } from './scenario-steps.ts';
-import { describeExpectation, judgeExpectation, keptKindsOf, roundChangeSummary, sampleTimesOf, type JudgeInput } from './scenario-expectations.ts';
+import { describeExpectation, honestRunning, judgeExpectation, keptKindsOf, roundChangeSummary, sampleTimesOf, type JudgeInput } from './scenario-expectations.ts';
 import { chainReadsOf, heldStates, nodeReports, type NodeReport } from './scenario-node-access.ts';
 
 export { describeExpectation } from './scenario-expectations.ts';
@@ -127,13 +127,12 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   world.at(lastFaultMs(s.steps), 'faults-healed', () => tap.mark({ type: 'faults-healed' }));
   await world.runFor(s.durationMs);
 
-  const honestUp = model.nodes().map((n) => n.name).filter((n) => model.honest(n) && model.statusOf(n).up);
+  const honestUp = honestRunning(model);
   // The reference chain: the honest running node with the highest head (the first such in node order).
   const reference = [...honestUp].sort((a, b) => model.heightOf(b) - model.heightOf(a))[0];
   const judgeInput: JudgeInput = {
     model,
     heightsAt,
-    honestUp,
     // Agreement as it stands at the scenario's end, for the fork expectations.
     agreementHeld: !checkers.agreement.violation,
     chain: chainReadsOf(world, reference),
