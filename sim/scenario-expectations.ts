@@ -6,7 +6,7 @@
  * canonical hashes), the reads of one reference node's chain (sim/scenario-node-access.ts).
  */
 import type { Hex } from '../node/crypto/bytes.ts';
-import type { TraceLine } from './trace-events.ts';
+import type { RunFinishedEvent, TraceLine } from './trace-events.ts';
 import type { TraceModel } from './run-model/trace-model.ts';
 import type { Expectation } from './scenario.ts';
 import type { ChainReads } from './scenario-node-access.ts';
@@ -201,7 +201,7 @@ export function describeExpectation(e: Expectation): string {
 }
 
 /** The expectation judged: its sentence (with why it failed, when the judge says) and the verdict. */
-export async function judgeExpectation(e: Expectation, run: JudgeInput): Promise<{ text: string; ok: boolean }> {
+export async function judgeExpectation(e: Expectation, run: JudgeInput): Promise<RunFinishedEvent['expectations'][number]> {
   const answer = await kindOf(e).judge(e, run);
   const { ok, note } = typeof answer === 'boolean' ? { ok: answer, note: undefined } : answer;
   const text = describeExpectation(e);

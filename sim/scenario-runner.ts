@@ -7,6 +7,7 @@
 import type { Hex } from '../node/crypto/bytes.ts';
 import { World } from './world.ts';
 import type { Expectation, Scenario } from './scenario.ts';
+import type { RunFinishedEvent } from './trace-events.ts';
 import { PrivacyRun, applyPrivacy } from './privacy-run.ts';
 import { ApiClientsRun } from './api-clients.ts';
 import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
@@ -41,7 +42,7 @@ export interface RunResult {
   maxRound: number;
   messages: { sent: number; delivered: number; dropped: number };
   traceHash: Hex;
-  invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
+  invariants: RunFinishedEvent['invariants'];
   /** The first violation of each invariant checker (sim/checkers/), in checker order. */
   violations: Violation[];
   /** Violations the scenario declares as expected (they do not fail the run), with the expectation that declares each. */
@@ -52,7 +53,7 @@ export interface RunResult {
   besuVersion: string | null;
   /** Coverage marks: per validation rule, the messages honest nodes judged whose first broken rule it was. */
   ruleMarks: Record<string, number>;
-  expectations: Array<{ text: string; ok: boolean }>;
+  expectations: RunFinishedEvent['expectations'];
   errors: string[];
 }
 
@@ -140,7 +141,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     privacy: privacyRun,
     api: apiRun,
   };
-  const expectations: Array<{ text: string; ok: boolean }> = [];
+  const expectations: RunFinishedEvent['expectations'] = [];
   for (const e of s.expect) expectations.push(await judgeExpectation(e, judgeInput));
 
   await runOnToLivenessDeadline(world, checkers, s.durationMs);
@@ -255,7 +256,7 @@ interface FinishedRun {
   checkers: CheckerSuite;
   bugs: BugSwitches;
   honestUp: readonly string[];
-  expectations: Array<{ text: string; ok: boolean }>;
+  expectations: RunFinishedEvent['expectations'];
   forkExpectation: Expectation | undefined;
   wallMs: number;
 }

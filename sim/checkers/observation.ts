@@ -4,7 +4,7 @@
  * QBFT message put on the virtual network, and two markers the runner adds (a node restarted
  * with other rules; the last fault step has run). Times are virtual ms since the run started.
  */
-import type { RunNodeEntry, TraceLine } from '../trace-events.ts';
+import type { FaultTraceEvent, RunNodeEntry, TraceLine } from '../trace-events.ts';
 import type { Hex } from './toolkit/crypto.ts';
 import type { QbftMessage } from './toolkit/qbft-messages.ts';
 
@@ -31,12 +31,10 @@ export interface NodeStarted {
   wiped: boolean;
 }
 
-export type FaultKind =
-  | { fault: 'crash' | 'restart' | 'restart-wiped' | 'pause' | 'resume' | 'heal' }
-  | { fault: 'partition'; groups: string[][] }
-  | { fault: 'clog' | 'unclog'; from: string; to: string }
-  | { fault: 'clock-skew'; skewMs: number }
-  | { fault: 'byzantine'; behaviour: string };
+/** A fault line's own fields (which fault, and its details). */
+export type FaultKind = WithoutKind<FaultTraceEvent>;
+
+type WithoutKind<T> = T extends unknown ? Omit<T, 'kind'> : never;
 
 export type Fault = { type: 'fault'; atMs: number; line: TraceLine; node: string | null } & FaultKind;
 

@@ -3,7 +3,7 @@
  * lines. Traces written before those lines existed still work: nodes are then collected from the
  * lines that name them, and the parameters and verdict stay null.
  */
-import type { RunNodeEntry, TraceLine, TraceLineOf, TraceViolation } from '../trace-events.ts';
+import type { RunFinishedEvent, RunNodeEntry, TraceLine, TraceLineOf, TraceViolation } from '../trace-events.ts';
 import { compareNodeNames, roleOfName, type NodeRole } from './roster.ts';
 
 export interface NodeInfo {
@@ -14,17 +14,8 @@ export interface NodeInfo {
   faulty: boolean;
 }
 
-export interface RunVerdict {
-  ok: boolean;
-  height: number;
-  roundChanges: number;
-  maxRound: number;
-  invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
-  /** First violation of each invariant checker that counts against the run (sim/checkers/), in checker order. */
-  violations: RunViolation[];
-  expectations: Array<{ text: string; ok: boolean }>;
-  errors: string[];
-}
+/** The run-finished line, read: the violations that count against the run, each without its offending line. */
+export type RunVerdict = Omit<RunFinishedEvent, 'kind' | 'violations'> & { violations: RunViolation[] };
 
 /** A checker's first violation as the verdict line lists it (the offending line left out). */
 export type RunViolation = Omit<TraceViolation, 'line'>;
