@@ -104,7 +104,7 @@ function latencyAllowanceMs(network: Scenario['network']): number {
   return 5_000 + 20 * Math.ceil(worst) + late;
 }
 
-
+/** Runs the scenario `s` once and judges it. */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<RunResult> {
   const wallStart = opts.wallClock?.() ?? 0;
   const seed = opts.seed ?? s.seed ?? 1;
