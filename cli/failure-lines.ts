@@ -8,7 +8,7 @@ import { checkerStatusLine, firstViolation, switchesText, violationText, type Vi
 import { reportBaseName } from '../reports/write-reports.ts';
 import { findScenario } from '../scenarios/index.ts';
 import { isBesuVersion, switchesOfVersion } from '../sim/bugs/versions.ts';
-import type { RunInfo } from '../reports/timeline/run-info.ts';
+import type { RunInfo } from '../sim/run-model/run-info.ts';
 import type { RunResult } from '../sim/scenario-runner.ts';
 
 /** How a run was asked for, so that the same run can be asked for again. */

@@ -4,7 +4,7 @@ import type { TraceLine } from '../sim/trace.ts';
 import { renderHtml } from './html.ts';
 import { renderMarkdown } from './markdown.ts';
 import { runScenarioTrace, timelineOf } from './trace-source.ts';
-import { buildTimeline } from './timeline/timeline.ts';
+import { buildTimeline } from '../sim/run-model/timeline.ts';
 import { FORK_EXPECTATION_TEXT } from './checker-status.ts';
 import { CHECKER_NAMES } from '../sim/checkers/violation.ts';
 

@@ -8,8 +8,8 @@ import { escapeHtml as esc } from './format.ts';
 import { DROPPED_MESSAGE_COLOUR, FAULT_COLOURS, MESSAGE_COLOURS, OTHER_MESSAGE_COLOUR, PHASE_COLOURS, PHASE_LABELS, roundColour } from './palette.ts';
 import { summarize, type ReportSummary, type Table } from './summary.ts';
 import { AXIS_HEIGHT, LABEL_CHAR_PX, MIN_TICK_PX, renderTimelineSvg, TICK_STEPS, type TimelineLayout } from './svg-timeline.ts';
-import type { Timeline } from './timeline/timeline.ts';
-import type { Phase } from './timeline/phases.ts';
+import type { Timeline } from '../sim/run-model/timeline.ts';
+import type { Phase } from '../sim/run-model/phases.ts';
 
 export interface HtmlOptions {
   /** Messages embedded for the on-demand message view (default 40,000; consensus messages first). */

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { escapeMarkdownCell } from './format.ts';
 import { summarize, type ReportSummary, type Table } from './summary.ts';
-import type { Timeline } from './timeline/timeline.ts';
+import type { Timeline } from '../sim/run-model/timeline.ts';
 
 const mark = (ok: boolean | null) => (ok === null ? 'not judged' : ok ? 'ok' : '**FAIL**');
 

@@ -1,6 +1,6 @@
 /** Colours of rounds, phases, faults and message types, shared by the reports (and any other view). */
-import type { FaultKind } from './timeline/faults.ts';
-import type { Phase } from './timeline/phases.ts';
+import type { FaultKind } from '../sim/run-model/faults.ts';
+import type { Phase } from '../sim/run-model/phases.ts';
 
 const ROUND_COLOURS = ['#c8e6c9', '#fff176', '#ffb74d', '#ef9a9a', '#ce93d8', '#90caf9', '#80cbc4', '#bcaaa4', '#f48fb1', '#9fa8da'];
 const HIGH_ROUND_COLOUR = '#8d6e63';

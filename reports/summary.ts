@@ -7,7 +7,7 @@ import { quorumSize } from '../node/consensus/qbft/quorum.ts';
 import { checkerStatuses, expectedFromVerdict, firstViolation, violationText } from './checker-status.ts';
 import { formatDuration, formatMs, shortHex } from './format.ts';
 import { moments } from './timeline/moments.ts';
-import type { Timeline } from './timeline/timeline.ts';
+import type { Timeline } from '../sim/run-model/timeline.ts';
 
 export interface Table {
   headers: string[];

@@ -8,8 +8,8 @@
  */
 import { escapeHtml, formatDuration, formatMs } from './format.ts';
 import { FAULT_COLOURS, FAULT_OPACITY, PHASE_COLOURS, PHASE_LABELS, roundColour } from './palette.ts';
-import type { FaultInterval } from './timeline/faults.ts';
-import type { Lane, Timeline } from './timeline/timeline.ts';
+import type { FaultInterval } from '../sim/run-model/faults.ts';
+import type { Lane, Timeline } from '../sim/run-model/timeline.ts';
 
 export const LABEL_WIDTH = 96;
 export const AXIS_HEIGHT = 30;

@@ -9,7 +9,7 @@ import { runScenario, type RunResult } from '../sim/scenario-runner.ts';
 import type { Scenario } from '../sim/scenario.ts';
 import { parseTraceJsonl, type TraceLine } from '../sim/trace.ts';
 import type { World } from '../sim/world.ts';
-import { buildTimeline, type Timeline, type TimelineOptions } from './timeline/timeline.ts';
+import { buildTimeline, type Timeline, type TimelineOptions } from '../sim/run-model/timeline.ts';
 
 export interface LoadedTrace {
   lines: TraceLine[];

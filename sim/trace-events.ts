@@ -6,6 +6,7 @@
  */
 import type { NodeTraceEvent } from '../node/runtime/trace-events.ts';
 import type { Violation } from './checkers/violation.ts';
+import type { NodeRole } from './run-model/roster.ts';
 
 export type FaultTraceEvent =
   | { kind: 'fault'; fault: 'crash' | 'restart' | 'restart-wiped' | 'pause' | 'resume' | 'heal' }
@@ -38,7 +39,8 @@ export type NetworkTraceEvent =
 export interface RunNodeEntry {
   name: string;
   address: string;
-  role: 'validator' | 'observer' | 'twin';
+  role: NodeRole;
+  /** Byzantine, misconfigured or a twin (or the twinned original): not held to the honest-node invariants. */
   faulty: boolean;
 }
 

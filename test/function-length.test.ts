@@ -20,7 +20,6 @@ const LONG_FUNCTIONS: ReadonlyArray<{ file: string; name: string; reason: string
   { file: 'node/rpc/methods/support/simulator.ts', name: 'TransactionSimulator.simulateLocked', reason: 'the RPC EVM runner moves to node/execution/ with one call type (issue 24 item 4)' },
   { file: 'node/rpc/transports/http.ts', name: 'startHttpRpc', reason: HTTP_STACK },
   { file: 'node/rpc/transports/http1-fast.ts', name: 'installFastFrontEnd', reason: HTTP_STACK },
-  { file: 'sim/scenario-runner.ts', name: 'runScenario', reason: 'runScenario is being split into a step table and an expectation table (issue 24 item 3)' },
 ];
 
 const isScanned = (name: string) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts');

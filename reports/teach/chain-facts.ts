@@ -10,7 +10,7 @@ import type { QbftForkParams } from '../../node/chain/fork-schedule.ts';
 import type { QbftNode } from '../../node/node.ts';
 import { VoteTally } from '../../node/consensus/qbft/validators/vote-tally.ts';
 import type { World } from '../../sim/world.ts';
-import type { NodeInfo } from '../timeline/run-info.ts';
+import type { NodeInfo } from '../../sim/run-model/run-info.ts';
 
 export interface PendingVote {
   subject: string;

@@ -9,7 +9,7 @@ import { maxFaulty, quorumSize } from '../../node/consensus/qbft/quorum.ts';
 import { selectProposer } from '../../node/consensus/qbft/proposer-selection.ts';
 import { formatDuration } from '../format.ts';
 import type { Moment } from '../timeline/moments.ts';
-import type { RoundInterval } from '../timeline/rounds.ts';
+import type { RoundInterval } from '../../sim/run-model/rounds.ts';
 import { stateAt } from '../timeline/state-at.ts';
 import { seconds } from '../tui/lane-text.ts';
 import type { BlockFact } from './chain-facts.ts';

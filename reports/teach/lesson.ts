@@ -4,7 +4,7 @@
  * whose lane states it shows.
  */
 import type { Scenario } from '../../sim/scenario.ts';
-import type { Timeline } from '../timeline/timeline.ts';
+import type { Timeline } from '../../sim/run-model/timeline.ts';
 import type { LoadedTrace } from '../trace-source.ts';
 import type { ReplayData } from '../tui/replay-data.ts';
 import type { ChainFacts } from './chain-facts.ts';

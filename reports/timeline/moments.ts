@@ -5,8 +5,8 @@
  * the first violation of each invariant checker that failed the run. A
  * replay steps from moment to moment ("next round change", "next commit"); an event log lists them.
  */
-import type { Timeline } from './timeline.ts';
-import type { RoundChangeReason } from './rounds.ts';
+import type { Timeline } from '../../sim/run-model/timeline.ts';
+import type { RoundChangeReason } from '../../sim/run-model/rounds.ts';
 
 export type MomentKind = 'commit' | 'round-change' | 'fault' | 'fault-end' | 'fork' | 'violation';
 

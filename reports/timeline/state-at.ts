@@ -3,10 +3,10 @@
  * timers with their remaining time, active faults and chain head. A replay view seeks by calling
  * this with the time it shows.
  */
-import type { FaultInterval } from './faults.ts';
-import type { Phase } from './phases.ts';
-import type { Lane, Timeline } from './timeline.ts';
-import type { TimerKind } from './timers.ts';
+import type { FaultInterval } from '../../sim/run-model/faults.ts';
+import type { Phase } from '../../sim/run-model/phases.ts';
+import type { Lane, Timeline } from '../../sim/run-model/timeline.ts';
+import type { TimerKind } from '../../sim/run-model/timers.ts';
 
 export interface RunningTimer {
   kind: TimerKind;

@@ -4,7 +4,8 @@ import type { TraceLine } from '../../sim/trace.ts';
 import { runScenarioTrace } from '../trace-source.ts';
 import { moments, nextMoment } from './moments.ts';
 import { stateAt } from './state-at.ts';
-import { buildTimeline, TimelineBuilder } from './timeline.ts';
+import { buildTimeline } from '../../sim/run-model/timeline.ts';
+import { TraceModel } from '../../sim/run-model/trace-model.ts';
 
 // proposer-crash: v2, the proposer of block 3, crashes at 2.5 s; blocks come every 1 s and round 0
 // lasts 2 s, so height 3's round 0 (started at 3 s) times out at 5 s and v3 proposes in round 1.
@@ -117,17 +118,17 @@ test('messages are paired with their deliveries', async (t) => {
 
 test('the builder gives the same model when fed line by line, and a partial model while the run goes on', async (t) => {
   const { lines } = await run;
-  const b = new TimelineBuilder();
+  const b = new TraceModel();
   const half = lines.findIndex((l) => l.t - lines[0]!.t >= 4000);
   for (const l of lines.slice(0, half)) b.add(l);
-  t.is(b.build().run.endMs, lines[half - 1]!.t - lines[0]!.t);
-  const partial = b.build(4000);
+  t.is(b.timeline().run.endMs, lines[half - 1]!.t - lines[0]!.t);
+  const partial = b.timeline(4000);
   t.is(partial.run.endMs, 4000);
   const open = partial.lanes[0]!.rounds.at(-1)!;
   t.like(open, { height: 3, round: 0, outcome: 'running', endMs: 4000 });
   t.is(partial.run.verdict, null);
   for (const l of lines.slice(half)) b.add(l);
-  t.deepEqual(JSON.parse(JSON.stringify(b.build())), JSON.parse(JSON.stringify(buildTimeline(lines))));
+  t.deepEqual(JSON.parse(JSON.stringify(b.timeline())), JSON.parse(JSON.stringify(buildTimeline(lines))));
 });
 
 test('traces from before run-started, timer lines and message ids still give lanes and round changes', async (t) => {

@@ -4,9 +4,9 @@
  * focused lane's details and event-log lines. Everything fits 80 columns.
  */
 import { shortHex } from '../format.ts';
-import type { FaultInterval } from '../timeline/faults.ts';
+import type { FaultInterval } from '../../sim/run-model/faults.ts';
 import type { Moment } from '../timeline/moments.ts';
-import type { Phase } from '../timeline/phases.ts';
+import type { Phase } from '../../sim/run-model/phases.ts';
 import type { RunningTimer } from '../timeline/state-at.ts';
 import type { LaneFrame } from './replay-data.ts';
 

@@ -3,7 +3,7 @@
  * ROUND_CHANGE) it has sent and received so far, in total and by type, and how many of its sends
  * were dropped. Built once per replay; each question is a binary search.
  */
-import { isConsensusMessage, type MessageFlight } from '../timeline/messages.ts';
+import { isConsensusMessage, type MessageFlight } from '../../sim/run-model/messages.ts';
 
 export const CONSENSUS_TYPES = ['PROPOSAL', 'PREPARE', 'COMMIT', 'ROUND_CHANGE'] as const;
 

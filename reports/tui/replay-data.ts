@@ -4,7 +4,7 @@
  */
 import { moments, type Moment } from '../timeline/moments.ts';
 import { stateAt, type LaneState, type WorldState } from '../timeline/state-at.ts';
-import type { Timeline } from '../timeline/timeline.ts';
+import type { Timeline } from '../../sim/run-model/timeline.ts';
 import { MessageCounts, type FlowCounts } from './message-counts.ts';
 import { stepTimes } from './step-times.ts';
 

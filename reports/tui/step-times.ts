@@ -3,7 +3,7 @@
  * set or ends, a fault starts or ends, a node commits or imports a block. "Single step" moves from
  * one to the next. Sorted, without duplicates, always including 0 and the end of the run.
  */
-import type { Timeline } from '../timeline/timeline.ts';
+import type { Timeline } from '../../sim/run-model/timeline.ts';
 
 export function stepTimes(tl: Timeline): number[] {
   const end = tl.run.endMs;

@@ -4,19 +4,12 @@
  * QBFT message put on the virtual network, and two markers the runner adds (a node restarted
  * with other rules; the last fault step has run). Times are virtual ms since the run started.
  */
-import type { TraceLine } from '../trace.ts';
+import type { FaultTraceEvent, RunNodeEntry, TraceLine } from '../trace-events.ts';
 import type { Hex } from './toolkit/crypto.ts';
 import type { QbftMessage } from './toolkit/qbft-messages.ts';
 
-export type NodeRole = 'validator' | 'observer' | 'twin';
-
-export interface RunNode {
-  name: string;
-  address: Hex;
-  role: NodeRole;
-  /** Byzantine, misconfigured or a twin (or the twinned original): not held to the honest-node invariants. */
-  faulty: boolean;
-}
+/** A node of the run-started line, its address checked. */
+export type RunNode = Omit<RunNodeEntry, 'address'> & { address: Hex };
 
 export interface RunStarted {
   type: 'run-started';
@@ -38,12 +31,10 @@ export interface NodeStarted {
   wiped: boolean;
 }
 
-export type FaultKind =
-  | { fault: 'crash' | 'restart' | 'restart-wiped' | 'pause' | 'resume' | 'heal' }
-  | { fault: 'partition'; groups: string[][] }
-  | { fault: 'clog' | 'unclog'; from: string; to: string }
-  | { fault: 'clock-skew'; skewMs: number }
-  | { fault: 'byzantine'; behaviour: string };
+/** A fault line's own fields (which fault, and its details). */
+export type FaultKind = WithoutKind<FaultTraceEvent>;
+
+type WithoutKind<T> = T extends unknown ? Omit<T, 'kind'> : never;
 
 export type Fault = { type: 'fault'; atMs: number; line: TraceLine; node: string | null } & FaultKind;
 

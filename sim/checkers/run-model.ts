@@ -12,24 +12,15 @@ import { decodeBlock, proposalDigest, type DecodedBlock } from './toolkit/block.
 import { keccak, toHex, type Hex } from './toolkit/crypto.ts';
 import { readGenesisRules, type GenesisRules } from './toolkit/genesis-rules.ts';
 import { ValidatorTracker, type TrackedBlock } from './toolkit/validator-tracker.ts';
+import { initialStatus, NodeStatusTracker, type NodeStatus } from '../run-model/node-status.ts';
 
-export interface NodeState {
+export interface NodeState extends NodeStatus {
   readonly name: string;
   readonly address: Hex;
   readonly role: RunNode['role'];
   faultyAtStart: boolean;
   /** Restarted with rules of its own: misconfigured from then on. */
   reconfigured: boolean;
-  up: boolean;
-  pausedSinceMs: number | undefined;
-  /** node-started lines seen (1 after the first start). */
-  incarnation: number;
-  /** Highest block number it made its head (its store keeps it across a crash, not across a wipe). */
-  head: number;
-  /** The round it is in at height head + 1, if it started one. */
-  round: { height: number; round: number } | undefined;
-  /** Virtual ms of its latest node-started line. */
-  startedAtMs: number;
 }
 
 /**
@@ -45,10 +36,8 @@ export class RunModel {
   private readonly byAddress = new Map<Hex, NodeState[]>();
   /** The round timeout in ms: the run-started line's, else the genesis file's. */
   requestTimeoutMs: number;
-  /** Current partition groups; undefined when the network is whole. */
-  partition: string[][] | undefined;
-  /** Directed links clogged by a clog step and not yet unclogged. */
-  readonly clogged = new Set<string>();
+  /** Up, paused, head and round of each node, the partition and the clogged links: the run model's node status, shared with the scenario expectations. */
+  readonly status = new NodeStatusTracker((name) => this.node(name));
   /** The first block an honest node imported at each height (on-chain hash). */
   readonly honestBlockAt = new Map<number, Hex>();
   private readonly importsByRlp = new Map<string, ImportedBlock>();
@@ -70,35 +59,18 @@ export class RunModel {
         for (const n of o.nodes) this.addNode(n);
         if (o.requestTimeoutSeconds !== undefined) this.requestTimeoutMs = o.requestTimeoutSeconds * 1000;
         break;
-      case 'node-started': {
-        const n = this.node(o.node);
-        n.up = true;
-        n.pausedSinceMs = undefined;
-        n.incarnation++;
-        n.startedAtMs = o.atMs;
-        n.round = undefined;
-        if (o.wiped) n.head = 0;
+      case 'node-started':
+      case 'fault':
+      case 'round-started':
+        this.status.add(o.line, o.atMs);
         break;
-      }
       case 'node-reconfigured':
         this.node(o.node).reconfigured = true;
         break;
-      case 'fault':
-        this.onFault(o);
-        break;
-      case 'round-started': {
-        const n = this.node(o.node);
-        if (o.height > n.head) n.round = { height: o.height, round: o.round };
-        break;
-      }
       case 'block-imported': {
         const imported = this.imported(o);
         if (imported.ok && this.honest(o.node) && !this.honestBlockAt.has(o.number)) this.honestBlockAt.set(o.number, imported.tracked.block.onchainHash);
-        const n = this.node(o.node);
-        if (o.status === 'head') {
-          n.head = o.number;
-          if (n.round && n.round.height <= o.number) n.round = undefined;
-        }
+        this.status.add(o.line, o.atMs);
         break;
       }
       case 'message':
@@ -108,6 +80,16 @@ export class RunModel {
       default:
         break;
     }
+  }
+
+  /** Current partition groups; undefined when the network is whole. */
+  get partition(): string[][] | undefined {
+    return this.status.partition;
+  }
+
+  /** Directed links clogged by a clog step and not yet unclogged. */
+  get clogged(): ReadonlySet<string> {
+    return this.status.clogged;
   }
 
   node(name: string): NodeState {
@@ -201,51 +183,13 @@ export class RunModel {
       role: n.role,
       faultyAtStart: n.faulty,
       reconfigured: false,
-      up: false,
-      pausedSinceMs: undefined,
-      incarnation: 0,
-      head: 0,
-      round: undefined,
-      startedAtMs: 0,
+      ...initialStatus(),
     };
     this.nodes.set(n.name, state);
     const list = this.byAddress.get(state.address) ?? [];
     list.push(state);
     this.byAddress.set(state.address, list);
     return state;
-  }
-
-  private onFault(o: Observation & { type: 'fault' }): void {
-    switch (o.fault) {
-      case 'crash':
-        if (o.node !== null) {
-          const n = this.node(o.node);
-          n.up = false;
-          n.pausedSinceMs = undefined;
-          n.round = undefined;
-        }
-        break;
-      case 'pause':
-        if (o.node !== null) this.node(o.node).pausedSinceMs = o.atMs;
-        break;
-      case 'resume':
-        if (o.node !== null) this.node(o.node).pausedSinceMs = undefined;
-        break;
-      case 'partition':
-        this.partition = o.groups;
-        break;
-      case 'heal':
-        this.partition = undefined;
-        break;
-      case 'clog':
-        this.clogged.add(`${o.from}>${o.to}`);
-        break;
-      case 'unclog':
-        this.clogged.delete(`${o.from}>${o.to}`);
-        break;
-      default:
-        break;
-    }
   }
 
   /** A block carried by a message, decoded once per buffer; undefined when it does not decode. */

@@ -3,7 +3,7 @@ import test from 'ava';
 import { findScenario } from '../../scenarios/index.ts';
 import { renderMarkdown } from '../../reports/markdown.ts';
 import { summarize } from '../../reports/summary.ts';
-import { buildTimeline } from '../../reports/timeline/timeline.ts';
+import { buildTimeline } from '../run-model/timeline.ts';
 import { runScenario } from '../scenario-runner.ts';
 import type { TraceLine } from '../trace.ts';
 import type { World } from '../world.ts';

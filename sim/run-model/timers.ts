@@ -7,7 +7,7 @@
  * A timer ends 'expired', 'cancelled' (commit, new height, new round, crash) or is still 'running'
  * when the trace ends. A paused node's timers fire late, when it resumes: endMs is then after dueMs.
  */
-import type { TraceLine } from '../../sim/trace-events.ts';
+import type { TraceLine } from '../trace-events.ts';
 
 export type TimerKind = 'block' | 'round';
 export type TimerOutcome = 'expired' | 'cancelled' | 'running';

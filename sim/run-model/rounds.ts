@@ -8,7 +8,7 @@
  * 'early' (f+1 round changes for a later round pulled it forward), 'quorum' (a round-change quorum
  * or a proposal for a later round moved it) or 'joined' (its first round at that height was > 0).
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import type { TraceLine } from '../trace.ts';
 
 export type RoundOutcome = 'committed' | 'round-change' | 'new-height' | 'deferred' | 'stopped' | 'running';
 

@@ -4,7 +4,7 @@
  * per node naming the group it was cut into, plus one network-wide interval), clogged links (on
  * the sending node) and clock skew. Intervals still open at the end of the trace are `ongoing`.
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import type { TraceLine } from '../trace.ts';
 
 export type FaultKind = 'crash' | 'pause' | 'byzantine' | 'partition' | 'clog' | 'clock-skew';
 

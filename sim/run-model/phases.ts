@@ -8,7 +8,7 @@
  * - 'committed': it saw a quorum of commits (until the block is imported and the next height starts);
  * - 'down': crashed.
  */
-import { heightOf, type TraceLine } from '../../sim/trace-events.ts';
+import { heightOf, type TraceLine } from '../trace-events.ts';
 
 export type Phase = 'idle' | 'block-timer' | 'proposing' | 'round-change' | 'prepared' | 'committed' | 'down';
 

@@ -3,9 +3,8 @@
  * lines. Traces written before those lines existed still work: nodes are then collected from the
  * lines that name them, and the parameters and verdict stay null.
  */
-import type { RunNodeEntry, TraceLine, TraceLineOf, TraceViolation } from '../../sim/trace-events.ts';
-
-export type NodeRole = 'validator' | 'observer' | 'twin';
+import type { RunFinishedEvent, RunNodeEntry, TraceLine, TraceLineOf, TraceViolation } from '../trace-events.ts';
+import { compareNodeNames, roleOfName, type NodeRole } from './roster.ts';
 
 export interface NodeInfo {
   name: string;
@@ -15,27 +14,11 @@ export interface NodeInfo {
   faulty: boolean;
 }
 
-export interface RunVerdict {
-  ok: boolean;
-  height: number;
-  roundChanges: number;
-  maxRound: number;
-  invariants: { agreement: boolean; validity: boolean; liveness: boolean | null };
-  /** First violation of each invariant checker that counts against the run (sim/checkers/), in checker order. */
-  violations: RunViolation[];
-  expectations: Array<{ text: string; ok: boolean }>;
-  errors: string[];
-}
+/** The run-finished line, read: the violations that count against the run, each without its offending line. */
+export type RunVerdict = Omit<RunFinishedEvent, 'kind' | 'violations'> & { violations: RunViolation[] };
 
-export interface RunViolation {
-  checker: string;
-  /** Virtual ms since the run started. */
-  atMs: number;
-  node: string | null;
-  height: number | null;
-  round: number | null;
-  reason: string;
-}
+/** A checker's first violation as the verdict line lists it (the offending line left out). */
+export type RunViolation = Omit<TraceViolation, 'line'>;
 
 function violationsOf(v: unknown): RunViolation[] {
   if (!Array.isArray(v)) return [];
@@ -68,21 +51,6 @@ export interface RunInfo {
   traceHash: string | null;
   /** Trace lines read. */
   lines: number;
-}
-
-export function roleOfName(name: string): NodeRole {
-  if (/-twin$/.test(name)) return 'twin';
-  return /^v\d+$/.test(name) ? 'validator' : 'observer';
-}
-
-/** v0, v1, ..., v10 (numeric), then observers, then twins. */
-export function compareNodeNames(a: string, b: string): number {
-  const rank = (n: string) => ({ validator: 0, observer: 1, twin: 2 })[roleOfName(n)];
-  if (rank(a) !== rank(b)) return rank(a) - rank(b);
-  const na = /\d+/.exec(a);
-  const nb = /\d+/.exec(b);
-  if (na && nb && Number(na[0]) !== Number(nb[0])) return Number(na[0]) - Number(nb[0]);
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -4,7 +4,7 @@
  * a delivery is tied to its send exactly; traces without ids are paired first-in first-out per
  * (from, to, protocol, code).
  */
-import type { TraceLine, TraceLineOf } from '../../sim/trace-events.ts';
+import type { TraceLine, TraceLineOf } from '../trace-events.ts';
 
 /** Names of the QBFT (istanbul/100) and eth/68 message codes. */
 const QBFT_NAMES: Record<number, string> = { 0x12: 'PROPOSAL', 0x13: 'PREPARE', 0x14: 'COMMIT', 0x15: 'ROUND_CHANGE' };

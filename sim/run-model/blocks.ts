@@ -3,7 +3,7 @@
  * height in a round), imports (`block-imported`, by consensus or by sync), rejected blocks,
  * reorganizations and sync sessions.
  */
-import type { TraceLine } from '../../sim/trace.ts';
+import type { TraceLine } from '../trace.ts';
 
 export interface Commit {
   node: string;
