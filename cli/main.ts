@@ -50,10 +50,20 @@ function unknownCommand(command: string): UnknownCommandError {
 
 const wallClock = () => performance.now();
 
+/**
+ * Validator-seconds from which the checkers run in a worker thread: below it, starting the worker
+ * costs more than the second core saves.
+ */
+const WORKER_CHECKERS_FROM_VALIDATOR_SECONDS = 400;
+
+function checkersWorthAWorker(s: Scenario): boolean {
+  return s.validators * (s.durationMs / 1000) >= WORKER_CHECKERS_FROM_VALIDATOR_SECONDS;
+}
+
 async function runWithTrace(s: Scenario, seed: number | undefined, traceFile: string | undefined, reportDir?: { dir: string; io: Io }): Promise<RunResult> {
   let world: World | undefined;
   const { runScenario } = await import('../sim/scenario-runner.ts');
-  const result = await runScenario(s, { seed, wallClock, keepTrace: traceFile !== undefined || reportDir !== undefined, onWorld: (w) => (world = w) });
+  const result = await runScenario(s, { seed, wallClock, keepTrace: traceFile !== undefined || reportDir !== undefined, onWorld: (w) => (world = w), checkersInWorker: checkersWorthAWorker(s) });
   if (traceFile && world) world.trace.writeJsonl(traceFile);
   if (reportDir && world && !result.ok) (await import('./report-command.ts')).writeFailureReports(reportDir.dir, s, result, world, reportDir.io);
   return result;

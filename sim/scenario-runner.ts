@@ -11,10 +11,9 @@ import type { RunFinishedEvent } from './trace-events.ts';
 import { PrivacyRun, applyPrivacy } from './privacy-run.ts';
 import { ApiClientsRun } from './api-clients.ts';
 import { DEFAULT_REORDER_WINDOW_MS } from './network.ts';
-import { CheckerSuite, type CheckerFactory } from './checkers/suite.ts';
+import type { CheckerSuite, CheckerFactory } from './checkers/suite.ts';
 import type { Behaviour } from './byzantine/kit.ts';
 import { isByzantineBehaviour } from './byzantine/names.ts';
-import { attachCheckers, type CheckerTap } from './checkers/world-tap.ts';
 import type { Violation } from './checkers/violation.ts';
 import { bugSwitches, type BugSwitches } from '../node/bugs/bug-switches.ts';
 import { isBesuVersion, switchesOfVersion } from './bugs/versions.ts';
@@ -23,7 +22,9 @@ import { roleOfName } from './run-model/roster.ts';
 import { addressOf, genesisFor, resolveKeys } from './scenario-genesis.ts';
 import { applyStep, lastFaultMs, type CustomStep, type StepContext } from './scenario-steps.ts';
 import { describeExpectation, honestRunning, judgeExpectation, keptKindsOf, roundChangeSummary, sampleTimesOf, type JudgeInput } from './scenario-expectations.ts';
-import { chainReadsOf, heldStates, nodeReports, type NodeReport } from './scenario-node-access.ts';
+import { chainReadsOf, nodeReports, type NodeReport } from './scenario-node-access.ts';
+import { canJudgeInWorker, judgeInProcess, judgeInWorker, type RunJudges } from './run-judges.ts';
+import type { CheckerOutcome } from './checkers/checker-worker.ts';
 
 export { describeExpectation } from './scenario-expectations.ts';
 export type { CustomStep } from './scenario-steps.ts';
@@ -57,8 +58,6 @@ export interface RunResult {
   errors: string[];
 }
 
-const STATE_SAMPLE_EVERY_MS = 500;
-
 export interface RunOptions {
   seed?: number;
   /** Wall-clock reader for the wallMs figure (the CLI passes a real one; tests may omit it). */
@@ -76,6 +75,12 @@ export interface RunOptions {
   steps?: Readonly<Record<string, CustomStep>>;
   /** Byzantine behaviours of your own, named by `{ do: 'byzantine', behaviour }` steps. */
   behaviours?: Readonly<Record<string, Behaviour>>;
+  /**
+   * Run the invariant checkers in a worker thread, on the second core (sim/run-judges.ts). A run
+   * the worker finds a violation in is run again with them in process; custom checkers and
+   * onCheckers keep them in process.
+   */
+  checkersInWorker?: boolean;
 }
 
 /** Custom behaviours by name; a name of a built-in one is refused (it would be shadowed). */
@@ -84,14 +89,6 @@ function customBehaviours(given: RunOptions['behaviours']): Map<string, Behaviou
   for (const name of out.keys()) if (isByzantineBehaviour(name)) throw new Error(`custom Byzantine behaviour '${name}' has the name of a built-in one`);
   return out;
 }
-
-/**
- * When a scenario ends before its liveness deadline, the world runs on until the deadline, but at
- * most this much virtual time and this many kernel events more (a stalled chain costs few events;
- * a chain that grows while one node lags costs many).
- */
-const LIVENESS_EXTENSION_CAP_MS = 24 * 3600_000;
-const LIVENESS_EXTENSION_EVENT_BUDGET = 3_000_000;
 
 /**
  * Network delay the liveness bound allows on top of the timers: a few message hops at the slowest
@@ -106,6 +103,15 @@ function latencyAllowanceMs(network: Scenario['network']): number {
 
 /** Runs the scenario `s` once and judges it. */
 export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<RunResult> {
+  if (opts.checkersInWorker === true && canJudgeInWorker(opts)) {
+    const judged = await runJudged(s, opts, 'worker');
+    if (judged !== undefined) return judged;
+  }
+  return (await runJudged(s, opts, 'in-process'))!;
+}
+
+/** One run of `s`; undefined when checkers in a worker could not judge it (see sim/run-judges.ts). */
+async function runJudged(s: Scenario, opts: RunOptions, where: 'worker' | 'in-process'): Promise<RunResult | undefined> {
   const wallStart = opts.wallClock?.() ?? 0;
   const seed = opts.seed ?? s.seed ?? 1;
   const { world, genesis, bugs, names, genesisWith } = buildWorld(s, seed, opts);
@@ -113,7 +119,31 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const privacyRun = s.privacy ? new PrivacyRun(world, s) : undefined;
   const apiRun = s.steps.some((st) => st.do === 'api-clients') ? new ApiClientsRun(world, s.durationMs) : undefined;
   const forkExpectation = s.expect.find((e) => e.kind === 'fork');
-  const { checkers, tap } = attachSuite(world, genesis, s, opts, forkExpectation !== undefined);
+  const judgesOptions = { genesis, latencyAllowanceMs: latencyAllowanceMs(s.network), extra: opts.checkers, onCheckers: opts.onCheckers, expectsFork: forkExpectation !== undefined };
+  const judges = where === 'worker' ? judgeInWorker(world, s, judgesOptions) : judgeInProcess(world, s, judgesOptions);
+  try {
+    return await runWith(judges, { s, seed, opts, world, bugs, names, genesisWith, privacyRun, apiRun, forkExpectation, wallStart });
+  } finally {
+    judges.close();
+  }
+}
+
+interface RunParts {
+  s: Scenario;
+  seed: number;
+  opts: RunOptions;
+  world: World;
+  bugs: BugSwitches;
+  names: StepContext['names'];
+  genesisWith: StepContext['genesisWith'];
+  privacyRun: PrivacyRun | undefined;
+  apiRun: ApiClientsRun | undefined;
+  forkExpectation: Expectation | undefined;
+  wallStart: number;
+}
+
+async function runWith(judges: RunJudges, p: RunParts): Promise<RunResult | undefined> {
+  const { s, seed, opts, world, bugs, names, genesisWith, privacyRun, apiRun, forkExpectation, wallStart } = p;
   // The run model the expectations are judged from, fed the trace from its first line on.
   const model = new TraceModel({ maxMessages: 0, keepKinds: keptKindsOf(s.expect) });
   world.trace.subscribe((line) => model.add(line));
@@ -122,11 +152,13 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   await world.startAll();
   privacyRun?.schedule();
   const heightsAt = scheduleHeightSamples(world, model, s);
-  const steps: StepContext = { world, names, genesisWith, markReconfigured: (node) => tap.mark({ type: 'node-reconfigured', node }), privacyRun, apiRun, customSteps: opts.steps, accountNonces: new Map() };
+  const steps: StepContext = { world, names, genesisWith, markReconfigured: (node) => judges.mark({ type: 'node-reconfigured', node }), privacyRun, apiRun, customSteps: opts.steps, accountNonces: new Map() };
   for (const st of [...s.steps].sort((a, b) => a.atMs - b.atMs)) world.at(st.atMs, `step:${st.do}`, () => applyStep(st, steps));
   // After the steps of that moment (ties run in scheduling order): liveness is owed from here on.
-  world.at(lastFaultMs(s.steps), 'faults-healed', () => tap.mark({ type: 'faults-healed' }));
+  world.at(lastFaultMs(s.steps), 'faults-healed', () => judges.mark({ type: 'faults-healed' }));
   await world.runFor(s.durationMs);
+  const atEnd = await judges.atScenarioEnd();
+  if (atEnd === undefined) return undefined;
 
   const honestUp = honestRunning(model);
   // The reference chain: the honest running node with the highest head (the first such in node order).
@@ -135,7 +167,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     model,
     heightsAt,
     // Agreement as it stands at the scenario's end, for the fork expectations.
-    agreementHeld: !checkers.agreement.violation,
+    agreementHeld: atEnd.agreementHeld,
     chain: chainReadsOf(world, reference),
     addressOf: (who) => addressOf(names, who),
     privacy: privacyRun,
@@ -144,10 +176,10 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const expectations: RunFinishedEvent['expectations'] = [];
   for (const e of s.expect) expectations.push(await judgeExpectation(e, judgeInput));
 
-  await runOnToLivenessDeadline(world, checkers, s.durationMs);
-  checkers.finish(world.elapsedMs());
-  tap.detach();
-  return finishRun({ s, seed, world, model, checkers, bugs, honestUp, expectations, forkExpectation, wallMs: Math.round((opts.wallClock?.() ?? 0) - wallStart) });
+  await judges.runOnToLivenessDeadline(s.durationMs);
+  const outcome = await judges.finish(world.elapsedMs());
+  if (outcome === undefined) return undefined;
+  return finishRun({ s, seed, world, model, outcome, bugs, honestUp, expectations, forkExpectation, wallMs: Math.round((opts.wallClock?.() ?? 0) - wallStart) });
 }
 
 /** The world of a scenario: its nodes (misconfigured ones with their own genesis), network and bug switches. */
@@ -184,32 +216,6 @@ function buildWorld(s: Scenario, seed: number, opts: RunOptions): { world: World
   return { world, genesis, bugs, names, genesisWith: (transitions) => genesisFor(s, validators, names, transitions) };
 }
 
-/**
- * The invariant checkers, reading the run from its trace and its wire (never from the nodes'
- * own code), with the held-state samples the bounded-state checker needs.
- */
-function attachSuite(world: World, genesis: Record<string, unknown>, s: Scenario, opts: RunOptions, expectsFork: boolean): { checkers: CheckerSuite; tap: CheckerTap } {
-  const checkers = new CheckerSuite({
-    genesis,
-    latencyAllowanceMs: latencyAllowanceMs(s.network),
-    extra: opts.checkers,
-    // One trace line per broken invariant; a fork the scenario expects leaves its trace as it was.
-    onViolation: (v) => {
-      if (v.checker === 'agreement' && expectsFork) return;
-      world.trace.record(world.kernel.nowMs(), v.node, { kind: 'invariant-violated', checker: v.checker, atMs: v.atMs, height: v.height, round: v.round, reason: v.reason });
-    },
-  });
-  const tap = attachCheckers(world, checkers);
-  // Held per-round state, sampled twice a virtual second (off the block timers' phase) for the bounded-state checker.
-  for (let t = STATE_SAMPLE_EVERY_MS / 2; t <= s.durationMs; t += STATE_SAMPLE_EVERY_MS) {
-    world.at(t, 'state-sample', () => {
-      for (const sample of heldStates(world, t)) checkers.observe(sample);
-    });
-  }
-  opts.onCheckers?.(checkers);
-  return { checkers, tap };
-}
-
 /** Byzantine nodes, misconfigured nodes, twins and the nodes they twin: not held to the honest-node expectations. */
 function faultyNodes(s: Scenario): Set<string> {
   const faulty = new Set<string>((s.misconfigured ?? []).map((m) => m.node));
@@ -233,28 +239,12 @@ function scheduleHeightSamples(world: World, model: TraceModel, s: Scenario): Ju
   return (atMs) => samples.get(atMs);
 }
 
-/**
- * Liveness is judged against a deadline fixed when the faults ended: if the scenario ended first,
- * the world runs on until it (the expectations were judged at the scenario's end).
- */
-async function runOnToLivenessDeadline(world: World, checkers: CheckerSuite, durationMs: number): Promise<void> {
-  const livenessDeadlineMs = checkers.liveness.pendingDeadlineMs();
-  if (livenessDeadlineMs === undefined || livenessDeadlineMs <= world.elapsedMs()) return;
-  const untilMs = Math.min(livenessDeadlineMs, durationMs + LIVENESS_EXTENSION_CAP_MS);
-  const eventBudget = world.kernel.eventsRun + LIVENESS_EXTENSION_EVENT_BUDGET;
-  checkers.liveness.onSettled = () => world.kernel.stop();
-  while (checkers.liveness.pendingDeadlineMs() !== undefined && world.elapsedMs() < untilMs && world.kernel.eventsRun < eventBudget) {
-    await world.runFor(Math.min(untilMs, world.elapsedMs() + 60_000));
-  }
-  checkers.liveness.onSettled = undefined;
-}
-
 interface FinishedRun {
   s: Scenario;
   seed: number;
   world: World;
   model: TraceModel;
-  checkers: CheckerSuite;
+  outcome: CheckerOutcome;
   bugs: BugSwitches;
   honestUp: readonly string[];
   expectations: RunFinishedEvent['expectations'];
@@ -264,9 +254,9 @@ interface FinishedRun {
 
 /** The verdict: recorded as the trace's last line (before its hash is taken, so a trace file alone can be reported on) and returned. */
 function finishRun(r: FinishedRun): RunResult {
-  const { s, world, model, checkers } = r;
-  const { agreement, validity, liveness } = checkers.invariants();
-  const violations = checkers.violations();
+  const { s, world, model, outcome } = r;
+  const { agreement, validity, liveness } = outcome.invariants;
+  const violations = outcome.violations;
   // Violations that count against the run (a fork the scenario expects does not).
   const counted = violations.filter((v) => !(v.checker === 'agreement' && r.forkExpectation));
   const stats = world.network.stats();
@@ -304,7 +294,7 @@ function finishRun(r: FinishedRun): RunResult {
     expectedViolations: violations.filter((v) => !counted.includes(v)).map((v) => ({ checker: v.checker, expectation: describeExpectation(r.forkExpectation!) })),
     bugs: [...r.bugs],
     besuVersion: s.besuVersion ?? null,
-    ruleMarks: checkers.acceptance.markCounts(),
+    ruleMarks: outcome.ruleMarks,
     expectations: r.expectations,
     errors: world.errors,
   };

@@ -154,6 +154,7 @@ export class TraceRecorder {
   private readonly hasher: StreamHasher;
   private pending = '';
   private listeners: Array<(line: TraceLine) => void> = [];
+  private textListeners: Array<(text: string, node: string | null, event: TraceEvent) => void> = [];
 
   constructor(opts: { keepEvents?: boolean; maxEvents?: number; hasher?: 'auto' | 'noble' } = {}) {
     this.hasher = createHasher(opts.hasher ?? 'auto');
@@ -172,6 +173,15 @@ export class TraceRecorder {
       const obj = { t: timeMs, node, ...event } as TraceLine;
       for (const l of this.listeners) l(obj);
     }
+    for (const l of this.textListeners) l(line, node, event);
+  }
+
+  /** Calls `listener` with every line recorded from now on, as its JSON text (and the event as given). Returns an unsubscribe function. */
+  subscribeText(listener: (text: string, node: string | null, event: TraceEvent) => void): () => void {
+    this.textListeners = [...this.textListeners, listener];
+    return () => {
+      this.textListeners = this.textListeners.filter((l) => l !== listener);
+    };
   }
 
   /**

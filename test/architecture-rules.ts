@@ -198,6 +198,8 @@ export const BUILT_IN_ALLOWED: ReadonlyArray<{ path: string; modules: readonly s
   { path: 'node/metrics/metrics-http.ts', modules: ['node:http', 'node:zlib'], why: 'the live /metrics HTTP endpoint' },
   { path: 'sim/trace.ts', modules: ['node:fs', 'node:module'], why: 'writes and reads trace JSONL files; the native keccak binding for the trace hash' },
   { path: 'sim/fuzz.ts', modules: ['node:fs', 'node:path'], why: "writes a failing case's reproduction file" },
+  { path: 'sim/parallel-checkers.ts', modules: ['node:worker_threads', 'node:url'], why: "runs one run's invariant checkers in a worker thread, on the second core" },
+  { path: 'sim/checkers/checker-worker.ts', modules: ['node:worker_threads'], why: 'the worker thread that hosts the invariant checkers of one run' },
   { path: 'sim/checkers/toolkit/crypto.ts', modules: ['node:module', 'node:path'], why: "the checkers' own native keccak and secp256k1 bindings (the keccak package's folder for its prebuilt sponge)" },
   { path: 'reports/html.ts', modules: ['node:fs'], why: 'writes the HTML report' },
   { path: 'reports/markdown.ts', modules: ['node:fs'], why: 'writes the Markdown report' },
