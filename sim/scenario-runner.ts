@@ -291,9 +291,9 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
     world.at(t, 'state-sample', () => {
       for (const name of world.names()) {
         const sim = world.get(name);
-        if (sim.status !== 'up' || !sim.node?.qbft) continue;
-        const held = sim.node.qbft.heldState();
-        checkers.observe({ type: 'state-sample', atMs: t, node: name, height: sim.node.qbft.stats.height, ...held });
+        const held = sim.status === 'up' ? sim.node?.heldConsensusState() : undefined;
+        if (!held) continue;
+        checkers.observe({ type: 'state-sample', atMs: t, node: name, height: sim.node!.consensusStats()!.height, ...held });
       }
     });
   }
@@ -331,7 +331,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
 
   const accountNonces = new Map<number, bigint>();
   const samples = new Map<number, Map<string, number>>();
-  const heightOf = (name: string) => world.nodes.get(name)?.node?.chain.head().number ?? -1;
+  const heightOf = (name: string) => world.nodes.get(name)?.node?.head().number ?? -1;
   const sample = (atMs: number) => {
     const m = new Map<string, number>();
     for (const name of world.names()) m.set(name, heightOf(name));
@@ -372,11 +372,11 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       case 'byzantine': world.setByzantine(st.node, st.behaviour); break;
       case 'skew': world.setSkew(st.node, st.ms); break;
       case 'vote':
-        for (const n of st.nodes) world.get(n).node?.votes.auth(addressOf(names, st.subject), st.add);
+        for (const n of st.nodes) world.get(n).node?.proposeVote(addressOf(names, st.subject), st.add);
         world.trace.record(world.kernel.nowMs(), null, { kind: 'vote-queued', nodes: st.nodes, subject: st.subject, add: st.add });
         break;
       case 'discard-vote':
-        for (const n of st.nodes) world.get(n).node?.votes.discard(addressOf(names, st.subject));
+        for (const n of st.nodes) world.get(n).node?.discardVote(addressOf(names, st.subject));
         world.trace.record(world.kernel.nowMs(), null, { kind: 'vote-discarded', nodes: st.nodes, subject: st.subject });
         break;
       case 'transfer': {
@@ -436,7 +436,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
 
   const allNames = world.names();
   const honestUp = allNames.filter((n) => honest(n) && world.get(n).status === 'up');
-  const reference = honestUp.map((n) => world.get(n).node!).sort((a, b) => b.chain.head().number - a.chain.head().number)[0];
+  const reference = honestUp.map((n) => world.get(n).node!).sort((a, b) => b.head().number - a.head().number)[0];
 
   // Agreement as it stands at the scenario's end, for the fork expectations.
   const agreementAtEnd = !checkers.agreement.violation;
@@ -475,9 +475,9 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       }
       case 'validators-at': {
         if (!reference) return false;
-        const parent = reference.chain.canonicalAt(e.block - 1);
+        const parent = reference.blockAt(e.block - 1);
         if (!parent) return false;
-        const got = await reference.validators.forChildOf(parent);
+        const got = await reference.validatorsAfter(parent);
         const want = e.validators.map((v) => addressOf(names, v)).sort();
         return JSON.stringify(got) === JSON.stringify(want);
       }
@@ -486,15 +486,15 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       case 'forked-off': {
         const node = world.get(e.node).node;
         if (!node || !reference) return false;
-        const h = Math.min(node.chain.head().number, reference.chain.head().number);
-        for (let i = 1; i <= h; i++) if (node.chain.canonicalAt(i)!.hash !== reference.chain.canonicalAt(i)!.hash) return true;
-        return node.chain.head().number + 3 < reference.chain.head().number;
+        const h = Math.min(node.head().number, reference.head().number);
+        for (let i = 1; i <= h; i++) if (node.blockAt(i)!.hash !== reference.blockAt(i)!.hash) return true;
+        return node.head().number + 3 < reference.head().number;
       }
       case 'reorg': return e.nodes ? e.nodes.every((n) => reorgNodes.has(n)) : reorgNodes.size > 0;
       case 'balance-at-least':
       case 'balance-equals': {
         if (!reference) return false;
-        const account = await reference.engine.getAccount(reference.chain.head().block.header.stateRoot, addressOf(names, e.account));
+        const account = await reference.account(reference.head().block.header.stateRoot, addressOf(names, e.account));
         const balance = account?.balance ?? 0n;
         return e.kind === 'balance-equals' ? balance === BigInt(e.wei) : balance >= BigInt(e.wei);
       }
@@ -528,7 +528,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
       case 'transactions-included': {
         if (!reference) return false;
         let count = 0;
-        for (let i = 1; i <= reference.chain.head().number; i++) count += reference.chain.canonicalAt(i)!.block.transactions.length;
+        for (let i = 1; i <= reference.head().number; i++) count += reference.blockAt(i)!.block.transactions.length;
         return count >= e.min;
       }
     }
@@ -557,7 +557,7 @@ export async function runScenario(s: Scenario, opts: RunOptions = {}): Promise<R
   const ok = counted.length === 0 && expectations.every((e) => e.ok) && world.errors.length === 0;
   const nodeReports: NodeReport[] = allNames.map((name) => {
     const sim = world.get(name);
-    const head = sim.node?.chain.head();
+    const head = sim.node?.head();
     return { name, address: sim.key.address, height: head?.number ?? -1, head: head?.hash ?? null, status: sim.status };
   });
   const height = Math.max(-1, ...honestUp.map(heightOf));

@@ -358,20 +358,15 @@ function watchHeads(target: Target): { times: Map<string, number>; blocks: Array
   const blocks: Array<{ node: number; number: number; txs: number; at: number }> = [];
   const detach: Array<() => void> = [];
   target.nodes.forEach((live, i) => {
-    const listener = {
-      onHead: (_head: ChainEntry, reorg: { added: ChainEntry[] }) => {
+    detach.push(
+      live.node.onNewHead((_head, reorg) => {
         const at = wallNow();
         for (const e of reorg.added) {
           times.set(`${i}:${e.hash}`, at);
           blocks.push({ node: i, number: e.number, txs: e.block.transactions.length, at });
         }
-      },
-    };
-    live.node.listeners.push(listener);
-    detach.push(() => {
-      const k = live.node.listeners.indexOf(listener);
-      if (k >= 0) live.node.listeners.splice(k, 1);
-    });
+      }),
+    );
   });
   return { times, blocks, stop: () => detach.forEach((d) => d()) };
 }
