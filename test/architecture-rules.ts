@@ -8,11 +8,14 @@
  *     in DETERMINISM_ALLOWED;
  *   - test helpers (*test-kit.ts, test-fixtures.ts) count as test code, and production code never
  *     imports them; those inside node/ still import nothing outside node/;
- *   - folder order inside node/ (NODE_ORDER): a module imports node/ modules of its own rank or below.
+ *   - folder order inside node/ (NODE_ORDER): a module imports node/ modules of its own rank or below;
+ *   - reach-through (NODE_REACH, node-reach.ts): the node's parts stay behind its composition root;
+ *     the outside holds a node by its view and actions only.
  * What breaks these rules today and is not meant to stay is listed in KNOWN_EXCEPTIONS.
  */
 import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
+import { reachThroughFindings, type ReachRules } from './node-reach.ts';
 
 export interface SourceFile {
   /** Relative to the repository root, POSIX separators. */
@@ -20,7 +23,7 @@ export interface SourceFile {
   source: string;
 }
 
-export type RuleId = 'layering' | 'node-surface' | 'checker-independence' | 'test-helper' | 'built-in' | 'determinism' | 'folder-order';
+export type RuleId = 'layering' | 'node-surface' | 'checker-independence' | 'test-helper' | 'built-in' | 'determinism' | 'folder-order' | 'reach-through';
 
 export interface Violation {
   path: string;
@@ -159,6 +162,26 @@ export const NODE_ORDER: ReadonlyArray<{ rank: string; parts: ReadonlyArray<{ fi
     ],
   },
 ];
+
+/**
+ * The node behind its composition root: node/node.ts wires node/parts/ and returns the handle
+ * (node/parts/node-handle.ts), which the outside holds by the interfaces of node/view/node-view.ts.
+ */
+export const NODE_REACH: ReachRules = {
+  root: 'node/node.ts',
+  parts: /^node\/parts\//,
+  handle: { module: 'node/parts/node-handle.ts', className: 'QbftNode', partsInterface: 'NodeParts' },
+  view: { files: /^node\/view\//, module: 'node/view/node-view.ts', interfaces: ['NodeView', 'NodeActions', 'ConsensusDriver'] },
+  rootExports: [
+    // the node
+    'createNode', 'QbftNode', 'NodeView', 'NodeActions', 'ConsensusDriver',
+    // its config
+    'NodeConfig', 'BlockRequest', 'BlockCreator', 'ProposalBlockSpec', 'PrivacyConfig', 'Reproposal', 'ConsensusSigner',
+    // values its view and actions answer with
+    'ImportOutcome', 'SubmitOutcome', 'TxLocation', 'PooledTxMeta', 'MiningState', 'SyncStatus', 'ExecutionStats', 'HeadListener', 'NodeProposedBlock', 'ChainEntry',
+  ],
+  hiddenClasses: ['Chain', 'ExecutionEngine', 'TxPool', 'BlockSync', 'QbftService', 'HeightManager', 'ValidatorSets', 'VoteProposer', 'StatePersistence'],
+};
 
 /** The rank of a node/ module (its index in NODE_ORDER), undefined when no part names it. */
 export function nodeRankOf(path: string): number | undefined {
@@ -479,6 +502,7 @@ function checkAll(files: readonly SourceFile[]): Violation[] {
     }
     found.push(...determinismViolations(path, code));
   }
+  for (const f of reachThroughFindings(files, NODE_REACH, resolveSpecifier)) found.push({ ...f, rule: 'reach-through' });
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
 }
 
