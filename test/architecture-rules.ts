@@ -169,6 +169,7 @@ export const NODE_ORDER: ReadonlyArray<{ rank: string; parts: ReadonlyArray<{ fi
  */
 export const NODE_REACH: ReachRules = {
   root: 'node/node.ts',
+  rootMaxLines: 250,
   parts: /^node\/parts\//,
   handle: { module: 'node/parts/node-handle.ts', className: 'QbftNode', partsInterface: 'NodeParts' },
   view: { files: /^node\/view\//, module: 'node/view/node-view.ts', interfaces: ['NodeView', 'NodeActions', 'ConsensusDriver'] },

@@ -263,6 +263,16 @@ test('from node/node.ts the outside imports createNode, the view, the actions an
   t.deepEqual(reachOf([{ path: root.path, source: `${root.source}\nexport { TxIndex } from './parts/tx-index.ts';\nexport const internals = {};\n` }]).map((v) => v.subject), ['TxIndex', 'internals']);
 });
 
+test('the composition root is a page of wiring: at most 250 lines and no class of its own', (t) => {
+  const root = repoFile('node/node.ts');
+  const lines = root.source.split('\n').length - 1;
+  t.true(lines <= 250, `${lines} lines`);
+  t.deepEqual(reachOf([root]), []);
+  const padded = `${root.source}${'// wiring\n'.repeat(251 - lines)}`;
+  t.deepEqual(reachOf([{ path: root.path, source: padded }]).map((v) => v.subject), ['251 lines']);
+  t.deepEqual(reachOf([{ path: root.path, source: `${root.source}class Jobs {}\n` }]).map((v) => v.subject), lines < 250 ? ['class Jobs'] : [`${lines + 1} lines`, 'class Jobs']);
+});
+
 test('the node object has no public field or member beyond its view, actions and driver; the view hands out no part', (t) => {
   const [root, handle, view] = nodeSurfaceFiles();
   const anchor = "  private mining: MiningState = 'RUNNING';\n";

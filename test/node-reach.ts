@@ -2,6 +2,7 @@
  * The reach-through rule of the architecture (architecture-rules.ts), read from the sources' syntax
  * with the TypeScript compiler: the node's parts stay behind its composition root.
  *   - only the root and the parts themselves import a part module;
+ *   - the root is wiring only: a page at most, no class of its own (jobs are parts);
  *   - the root exports, and everyone imports from it, only the names the rule lists (createNode,
  *     the view, the actions, config and value types);
  *   - the node object the root returns (the handle) has no public mutable field and no public
@@ -13,8 +14,9 @@
 import ts from 'typescript';
 
 export interface ReachRules {
-  /** The composition root (node/node.ts). */
+  /** The composition root (node/node.ts): wiring only, one page at most, no class of its own. */
   root: string;
+  rootMaxLines: number;
   /** The part modules: only the root and the parts import them. */
   parts: RegExp;
   /** The module of the class the root returns, its class name and the interface listing its parts. */
@@ -146,6 +148,10 @@ function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
 
 function rootExportFindings(sf: ts.SourceFile, rules: ReachRules): ReachFinding[] {
   const found: ReachFinding[] = [];
+  const lines = sf.getLineAndCharacterOfPosition(sf.getEnd()).line + (sf.text.endsWith('\n') ? 0 : 1);
+  if (lines > rules.rootMaxLines) found.push({ path: rules.root, line: 1, subject: `${lines} lines`, message: `${rules.root} is ${lines} lines: the composition root stays a page (${rules.rootMaxLines} at most); move the job into a part` });
+  for (const stmt of sf.statements)
+    if (ts.isClassDeclaration(stmt)) found.push({ path: rules.root, line: lineOf(sf, stmt), subject: `class ${stmt.name?.text ?? 'default'}`, message: `${rules.root} declares a class: the composition root only wires; a job is a part` });
   const check = (node: ts.Node, name: string) => {
     if (!rules.rootExports.includes(name)) found.push({ path: rules.root, line: lineOf(sf, node), subject: name, message: `${rules.root} exports ${name}: it offers only createNode, the node's view and actions, and config and value types` });
   };
