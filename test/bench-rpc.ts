@@ -40,7 +40,6 @@ import { sharedCommonFor } from '../node/chain/common.ts';
 import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
-import type { ChainEntry } from '../node/chain/chain.ts';
 import { LiveLog } from '../node/runtime/live-log.ts';
 import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
 import { buildSimGenesis, LOGGER_CONTRACT } from '../sim/genesis-builder.ts';
