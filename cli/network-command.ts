@@ -327,7 +327,8 @@ export function describeNetwork(net: RunningNetwork): string {
   net.nodes.forEach((l, i) => {
     const metrics = net.metricsPorts[i] === undefined ? '' : `  metrics http://127.0.0.1:${net.metricsPorts[i]}/metrics`;
     lines.push(`  v${i}  ${l.node.address}  http://127.0.0.1:${net.httpPorts[i]}  ws://127.0.0.1:${net.wsPorts[i]}  graphql http://127.0.0.1:${net.graphqlPorts[i]}/graphql${metrics}`);
-    if (l.node.privacy) lines.push(`      privacy key ${l.node.privacy.config.publicKey}`);
+    const privacy = l.node.privacy();
+    if (privacy) lines.push(`      privacy key ${privacy.config.publicKey}`);
   });
   lines.push(
     '',
@@ -341,9 +342,9 @@ export function describeNetwork(net: RunningNetwork): string {
 
 export function statusLine(net: RunningNetwork): string {
   const node = net.nodes[0].node;
-  const head = node.chain.head();
-  const stats = node.qbft.stats;
-  return `height ${head.number}  round ${stats.round ?? '-'}  round changes ${stats.roundChanges}  peers ${node.sync.status().peers}  txpool ${node.pool.size()}`;
+  const head = node.head();
+  const stats = node.consensusStats()!;
+  return `height ${head.number}  round ${stats.round ?? '-'}  round changes ${stats.roundChanges}  peers ${node.syncStatus().peers}  txpool ${node.poolSize()}`;
 }
 
 export async function networkCommand(flags: NetworkFlags, io: Io, nowMs: () => number, isTty: boolean, extraNodeArgs: readonly string[] = []): Promise<number> {

@@ -10,7 +10,7 @@ export async function nodeCommand(args: string[], io: Io): Promise<number> {
   const opts = parseNodeOptions(args);
   const live = await startLiveNode(opts, { rpc: { networkId: opts.networkId } });
   const { servers, node } = live;
-  io.out(`qbft-lab node ${node.address} at height ${node.chain.head().number}`);
+  io.out(`qbft-lab node ${node.address} at height ${node.head().number}`);
   if (live.enode !== undefined) io.out(`  Enode URL      ${live.enode}`);
   if (servers.httpPort !== undefined) io.out(`  JSON-RPC HTTP  http://${opts.rpcHttp.host}:${servers.httpPort}`);
   if (servers.wsPort !== undefined) io.out(`  JSON-RPC WS    ws://${opts.rpcWs.host}:${servers.wsPort}`);

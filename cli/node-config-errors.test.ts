@@ -91,7 +91,7 @@ test('genesis problems Besu starts with anyway: the node starts and its log warn
   const start = async (file: string, dataPath: string) => {
     const lines: string[] = [];
     const live = await startLiveNode(parseNodeOptions(['--p2p-enabled=false', '--genesis-file', file, '--data-path', join(dir, dataPath)]), { log: new LiveLog({ write: (line) => lines.push(line) }) });
-    t.is(live.node.chain.head().number, 0, 'started');
+    t.is(live.node.head().number, 0, 'started');
     await live.close();
     return lines.filter((line) => / WARN {2}genesis: /.test(line)).map((line) => line.replace(/^.* WARN {2}/, '').trim());
   };
@@ -152,14 +152,14 @@ test('a restart with transitions at stored blocks is refused, naming the block, 
   };
   const start = async (genesis: string) => startLiveNode(parseNodeOptions(['--p2p-enabled=false', '--genesis-file', genesis, '--data-path', dataPath]), { p2pEnabled: false });
   const first = await start(file('g0.json', []));
-  while (first.node.chain.head().number < 3) await new Promise((r) => setTimeout(r, 100));
+  while (first.node.head().number < 3) await new Promise((r) => setTimeout(r, 100));
   await first.close();
 
   await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', file('g1.json', [{ block: 2, blockreward: '1000' }]), '--data-path', dataPath], /--genesis-file .*g1\.json: the genesis configuration changes the rules of stored block 2 \(blockReward 0 -> 1000\) and the chain head is \d+/);
   await fails(t, ['node', '--p2p-enabled=false', '--genesis-file', file('g2.json', [{ block: 1, validatorselectionmode: 'contract', validatorcontractaddress: '0x0000000000000000000000000000000000008888' }]), '--data-path', dataPath], /stored block 1 \(validatorSelectionMode blockheader -> contract/);
 
   const later = await start(file('g3.json', [{ block: 100_000, blockreward: '1000' }]));
-  t.true(later.node.chain.head().number >= 3, 'the stored chain is kept');
+  t.true(later.node.head().number >= 3, 'the stored chain is kept');
   await later.close();
   // The configuration that started last is what stored blocks are now held to: dropping the future transition is fine.
   const again = await start(file('g4.json', []));

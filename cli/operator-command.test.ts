@@ -122,7 +122,7 @@ test('a node started from the generated genesis and key is one of the four valid
   const core = await openLiveNodeCore(opts, { p2pEnabled: false });
   try {
     t.is<string, string>(core.node.address, addresses[2]);
-    t.deepEqual(await core.node.validators.forChildOf(core.node.chain.head()), [...addresses].sort());
+    t.deepEqual(await core.node.validatorsAfter(core.node.head()), [...addresses].sort());
   } finally {
     await core.close();
   }

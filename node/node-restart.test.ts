@@ -8,7 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import type { Block } from '@ethereumjs/block';
 import { parseGenesis } from './chain/genesis.ts';
 import { bytesToHex, type Hex } from './crypto/bytes.ts';
-import { QbftNode } from './node.ts';
+import { createNode, type QbftNode } from './node.ts';
 import type { Runtime } from './runtime/ports.ts';
 import { STATE_HEAD_KEY, STATE_NODE_PREFIX, STATE_ROOT_PREFIX, RECEIPTS_PREFIX } from './execution/state-persistence.ts';
 import { contractCall, createAddress, recipient, transfer } from './execution/test-fixtures.ts';
@@ -37,8 +37,8 @@ class Harness {
   nonce = 0n;
   constructor(readonly store: SimStore = new SimStore()) {}
 
-  /** A new node process on the store; `beforeStart` may patch the node first. */
-  async start(beforeStart?: (node: QbftNode) => void): Promise<QbftNode> {
+  /** A new node process on the store. */
+  async start(): Promise<QbftNode> {
     const runtime: Runtime = {
       clock: this.kernel.clock,
       timers: this.kernel.timers('v0'),
@@ -52,10 +52,7 @@ class Harness {
         trace: () => {},
       },
     };
-    const node = new QbftNode({ name: 'v0', genesis: parseGenesis(GENESIS_JSON), privateKey: VALIDATOR.privateKey }, runtime);
-    beforeStart?.(node);
-    await node.start();
-    return node;
+    return createNode({ name: 'v0', genesis: parseGenesis(GENESIS_JSON), privateKey: VALIDATOR.privateKey }, runtime);
   }
 
   crash(node: QbftNode): void {
@@ -91,10 +88,15 @@ class Harness {
   }
 }
 
+/** Planted: the node's state flush after each new head does nothing (reached through its private parts). */
+function skipStateFlushes(node: QbftNode): void {
+  (node as unknown as { parts: { restorer: { persistState: () => Promise<unknown> } } }).parts.restorer.persistState = async () => undefined;
+}
+
 /** What the node answers about its state and its transactions, through JSON-RPC. */
 async function observe(node: QbftNode, txs: Hex[], accounts: Hex[]): Promise<Record<string, unknown>> {
   const rpc = rpcClientFor(node, () => {});
-  const head = node.chain.head();
+  const head = node.head();
   const out: Record<string, unknown> = { head: head.hash, number: head.number };
   for (const a of accounts) out[`balance ${a}`] = await rpc.request('eth_getBalance', [a, 'latest']);
   out.nonce = await rpc.request('eth_getTransactionCount', [SENDER.address, 'latest']);
@@ -114,21 +116,21 @@ test('a restarted node re-executes no stored block; balances, storage, code, rec
   const first = await h.start();
   const txs = await h.buildChain(t, first, 8);
   const before = await observe(first, txs, accountsOf(8));
-  const head = first.chain.head().number;
+  const head = first.head().number;
   t.true(head >= 12, `head ${head}`);
   t.is(before[`receipt ${txs[1]}`] === null, false);
   h.crash(first);
 
   const second = await h.start();
-  t.is(second.chain.head().number, head);
-  t.is(second.replayedOnStart, 0);
-  t.is(second.engine.stats.executed, 0, 'no stored block was re-executed');
+  t.is(second.head().number, head);
+  t.is(second.replayedOnStart(), 0);
+  t.is(second.executionStats().executed, 0, 'no stored block was re-executed');
   t.deepEqual(await observe(second, txs, accountsOf(8)), before);
-  t.is(second.engine.stats.executed, 0, 'receipts came from the store, not from re-execution');
+  t.is(second.executionStats().executed, 0, 'receipts came from the store, not from re-execution');
 
   // the restored state carries on: new blocks with transactions on top of it
   const more = await h.buildChain(t, second, 2, 1);
-  t.true(second.chain.head().number > head);
+  t.true(second.head().number > head);
   const after = (await observe(second, more, accountsOf(2, 1))) as Record<string, { status?: string } | string>;
   for (const hash of more) t.is((after[`receipt ${hash}`] as { status: string }).status, '0x1');
   t.is(after[`balance ${recipient(101)}`], '0x3e9');
@@ -146,9 +148,9 @@ test('an empty block persists the marker only', async (t) => {
     writes.push(batch.length);
     return write(batch);
   };
-  const from = node.chain.head().number;
+  const from = node.head().number;
   await h.runSeconds(5);
-  const blocks = node.chain.head().number - from;
+  const blocks = node.head().number - from;
   t.true(blocks >= 4);
   // per block: the chain's own batch (block, canonical index, head) and the state batch (the marker)
   t.deepEqual(writes, Array.from({ length: blocks }, () => [3, 1]).flat());
@@ -159,16 +161,16 @@ test('planted bug: without the state flush after each block, a restart falls bac
   const h = new Harness();
   const first = await h.start();
   // the flush on start writes genesis; later flushes are skipped
-  (first as unknown as { persistState: () => Promise<unknown> }).persistState = async () => undefined;
+  skipStateFlushes(first);
   const txs = await h.buildChain(t, first, 5);
   const before = await observe(first, txs, accountsOf(5));
-  const head = first.chain.head().number;
+  const head = first.head().number;
   h.crash(first);
   t.is(JSON.parse(new TextDecoder().decode(h.store.getSync(STATE_HEAD_KEY))).number, 0);
 
   const second = await h.start();
-  t.is(second.replayedOnStart, head, 'the marker stayed at genesis: every block re-executed');
-  t.is(second.engine.stats.executed, head);
+  t.is(second.replayedOnStart(), head, 'the marker stayed at genesis: every block re-executed');
+  t.is(second.executionStats().executed, head);
   t.deepEqual(await observe(second, txs, accountsOf(5)), before);
   h.crash(second);
 });
@@ -178,22 +180,22 @@ test('a data directory without the marker (written before state persistence) sta
   const first = await h.start();
   const txs = await h.buildChain(t, first, 5);
   const before = await observe(first, txs, accountsOf(5));
-  const head = first.chain.head().number;
+  const head = first.head().number;
   h.crash(first);
   const added = [STATE_NODE_PREFIX, STATE_ROOT_PREFIX, RECEIPTS_PREFIX].flatMap((p) => h.store.keysSync(p));
   t.true(added.length > 0);
   h.store.writeSync([STATE_HEAD_KEY, ...added].map((key) => ({ key, value: undefined })));
 
   const second = await h.start();
-  t.is(second.replayedOnStart, head);
+  t.is(second.replayedOnStart(), head);
   t.deepEqual(await observe(second, txs, accountsOf(5)), before);
   h.crash(second);
   t.truthy(h.store.getSync(STATE_HEAD_KEY), 'the replay persisted the state');
 
   const third = await h.start();
-  t.is(third.replayedOnStart, 0);
+  t.is(third.replayedOnStart(), 0);
   t.deepEqual(await observe(third, txs, accountsOf(5)), before);
-  t.is(third.engine.stats.executed, 0, 'the replay persisted the receipts too');
+  t.is(third.executionStats().executed, 0, 'the replay persisted the receipts too');
   h.crash(third);
 });
 
@@ -202,7 +204,7 @@ test('a persisted state with a node missing is not used: the node resumes from a
   const first = await h.start();
   const txs = await h.buildChain(t, first, 5);
   const before = await observe(first, txs, accountsOf(5));
-  const headEntry = first.chain.head();
+  const headEntry = first.head();
   h.crash(first);
   // the state root node of the head's state is gone (a torn copy, a bug)
   const rootKey = STATE_NODE_PREFIX + bytesToHex(headEntry.block.header.stateRoot).slice(2);
@@ -210,12 +212,12 @@ test('a persisted state with a node missing is not used: the node resumes from a
   h.store.writeSync([{ key: rootKey, value: undefined }]);
 
   const second = await h.start();
-  t.true(second.replayedOnStart > 0, 'the head state was not trusted');
-  t.true(second.replayedOnStart < headEntry.number, 'an older kept state was');
+  t.true(second.replayedOnStart() > 0, 'the head state was not trusted');
+  t.true(second.replayedOnStart() < headEntry.number, 'an older kept state was');
   t.deepEqual(await observe(second, txs, accountsOf(5)), before);
   h.crash(second);
   const third = await h.start();
-  t.is(third.replayedOnStart, 0, 'the replay wrote the state again');
+  t.is(third.replayedOnStart(), 0, 'the replay wrote the state again');
   h.crash(third);
 });
 
@@ -223,7 +225,7 @@ test('a marker on a block a reorg dropped: the node replays from the newest kept
   const h = new Harness();
   const first = await h.start();
   await h.buildChain(t, first, 3);
-  const forkPoint = first.chain.head();
+  const forkPoint = first.head();
   h.crash(first);
 
   // branch B grows on a copy of the data directory from the fork point, longer than branch A
@@ -233,7 +235,7 @@ test('a marker on a block a reorg dropped: the node replays from the newest kept
 
   const a = await h.start();
   await h.buildChain(t, a, 3, 1);
-  const aHead = a.chain.head();
+  const aHead = a.head();
   h.crash(a);
 
   const hb = new Harness(copy);
@@ -242,7 +244,7 @@ test('a marker on a block a reorg dropped: the node replays from the newest kept
   const b = await hb.start();
   const bTxs = await hb.buildChain(t, b, 5, 2);
   const bBlocks: Block[] = [];
-  for (let n = forkPoint.number + 1; n <= b.chain.head().number; n++) bBlocks.push(b.chain.canonicalAt(n)!.block);
+  for (let n = forkPoint.number + 1; n <= b.head().number; n++) bBlocks.push(b.blockAt(n)!.block);
   t.true(bBlocks.length > aHead.number - forkPoint.number);
   const expected = await observe(b, bTxs, accountsOf(5, 2));
   hb.crash(b);
@@ -250,23 +252,23 @@ test('a marker on a block a reorg dropped: the node replays from the newest kept
   // node A learns branch B and crashes before its state flush (the flush is skipped)
   await h.kernel.runUntil(hb.kernel.nowMs());
   const c = await h.start();
-  (c as unknown as { persistState: () => Promise<unknown> }).persistState = async () => undefined;
+  skipStateFlushes(c);
   for (const block of bBlocks) t.true((await c.importBlock(block)).ok);
-  t.is(c.chain.head().hash, b.chain.head().hash);
+  t.is(c.head().hash, b.head().hash);
   h.crash(c);
   t.is(JSON.parse(new TextDecoder().decode(h.store.getSync(STATE_HEAD_KEY))).hash, aHead.hash);
 
   // the newest kept state on branch B is the fork point's, kept under the first block that had it
   let keptFrom = forkPoint;
   while (keptFrom.number > 0) {
-    const parent = b.chain.canonicalAt(keptFrom.number - 1)!;
+    const parent = b.blockAt(keptFrom.number - 1)!;
     if (bytesToHex(parent.block.header.stateRoot) !== bytesToHex(keptFrom.block.header.stateRoot)) break;
     keptFrom = parent;
   }
   t.true(keptFrom.number > 0);
   const d = await h.start();
-  t.is(d.chain.head().hash, expected.head as Hex);
-  t.is(d.replayedOnStart, d.chain.head().number - keptFrom.number, 'replayed from the fork point');
+  t.is(d.head().hash, expected.head as Hex);
+  t.is(d.replayedOnStart(), d.head().number - keptFrom.number, 'replayed from the fork point');
   t.deepEqual(await observe(d, bTxs, accountsOf(5, 2)), expected);
   h.crash(d);
 });
@@ -278,7 +280,7 @@ test('a block never shows as the head before its transactions are indexed: recei
   // Every store write is a moment a live reader can run in (LevelDB writes are asynchronous).
   class ProbingStore extends SimStore {
     override async write(batch: Array<{ key: string; value: Uint8Array | undefined }>): Promise<void> {
-      const head = node?.chain?.head();
+      const head = node?.head();
       if (txHash && head && head.block.transactions.some((tx) => bytesToHex(tx.hash()) === txHash)) probes.push({ head: head.number, indexed: node!.transactionLocation(txHash) !== undefined });
       return super.write(batch);
     }

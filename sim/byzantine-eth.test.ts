@@ -71,7 +71,7 @@ test('honest nodes refuse every forged block served during sync or announced, an
   t.true(rejected.some((r) => r.node === 'v0' && r.reason.startsWith('commitSeals:')), 'wiped v0 refused a block v1 served it with bad seals');
   const rules = new Set(rejected.map((r) => r.reason.split(':')[0]));
   for (const rule of ['commitSeals', 'ancestry', 'timestampFuture']) t.true(rules.has(rule), `a forged block refused by the ${rule} rule`);
-  t.true(world.get('v0').node!.chain.head().number >= 20, 'v0 caught up from the honest peers');
+  t.true(world.get('v0').node!.head().number >= 20, 'v0 caught up from the honest peers');
 });
 
 test('planted: plant-sync-seals (no commit-seal rule on blocks from the eth protocol) imports a forged block, and the validity checker reports it', async (t) => {
@@ -86,7 +86,7 @@ test('every seal variant keeps the on-chain hash (the victim asks for the bodies
   let world: World | undefined;
   await runScenario({ name: 'chain', description: '', seed: 1, validators: 4, durationMs: 3_000, steps: [], expect: [] }, { onWorld: (w) => (world = w) });
   const node = world!.get('v1').node!;
-  const header = node.chain.canonicalAt(2)!.block.header.raw();
+  const header = node.blockAt(2)!.block.header.raw();
   const kit = { privateKey: world!.get('v1').key.privateKey, common: node.common } as unknown as ByzantineKit;
   const original = decodeExtraData(header[12]);
   for (const variant of FORGED_SEAL_VARIANTS) {

@@ -36,8 +36,8 @@ function lockFreeBlocks(world: World): number {
   const node = world.get('v0').node!;
   const v1 = world.get('v1').key.address;
   let count = 0;
-  for (let h = 1; h <= node.chain.head().number; h++) {
-    const e = node.chain.canonicalAt(h)!;
+  for (let h = 1; h <= node.head().number; h++) {
+    const e = node.blockAt(h)!;
     if (e.coinbase === v1 && e.extra.round > 0 && e.extra.vanity[0] === 0xff) count++;
   }
   return count;
@@ -122,7 +122,7 @@ for (const c of CASES) {
       for (const [kind, n] of Object.entries(world.get('v1').byzantine.counts ?? {})) acts[kind] = (acts[kind] ?? 0) + n;
       committed += c.committed?.count(world) ?? 0;
       for (const name of HONEST) {
-        const stats = world.get(name).node!.qbft.stats;
+        const stats = world.get(name).node!.consensusStats()!;
         refused += c.refused === 'malformed' ? stats.malformed : c.refused === 'rejected' ? stats.rejected : 0;
       }
       if (missing().length === 0) break;
@@ -147,6 +147,6 @@ test('negative control: f + 1 = 2 equivocators of four validators fork the chain
   const { result, world } = await run(s);
   t.false(result.invariants.agreement);
   t.true(result.expectations.every((e) => e.ok));
-  const heads = ['v2', 'v3'].map((n) => world.get(n).node!.chain.canonicalAt(1)!.hash);
+  const heads = ['v2', 'v3'].map((n) => world.get(n).node!.blockAt(1)!.hash);
   t.not(heads[0], heads[1], 'v2 and v3 committed different blocks at height 1');
 });

@@ -63,7 +63,7 @@ function chainFixture(): Promise<Fixture> {
     await world.runFor(5_500);
     const node = world.get('v0').node!;
     const height = 4;
-    const sealed = node.chain.canonicalAt(height)!.block;
+    const sealed = node.blockAt(height)!.block;
     const extra = extraDataOf(sealed.header);
     const common = sharedCommonFor(parseGenesis(genesis));
     const block = withExtraData(sealed, { ...extra, round: 0, seals: [] }, node.common);
@@ -72,7 +72,7 @@ function chainFixture(): Promise<Fixture> {
     const vctx = {
       height,
       validators: keys.map((k) => k.address).sort(),
-      parentCoinbase: node.chain.canonicalAt(height - 1)!.coinbase,
+      parentCoinbase: node.blockAt(height - 1)!.coinbase,
       maxRound: 1000,
       bugs: new Set(),
     } as ValidationContext;

@@ -31,10 +31,10 @@ async function blocksOf(qbft: Record<string, number>, transferAtMs?: number): Pr
   };
   let world: World | undefined;
   const result = await runScenario(scenario, { seed: 3, onWorld: (w) => (world = w) });
-  const chain = world!.get('v0').node!.chain;
+  const node = world!.get('v0').node!;
   const blocks: BlockSeen[] = [];
-  for (let n = 1; n <= chain.head().number; n++) {
-    const entry = chain.canonicalAt(n)!;
+  for (let n = 1; n <= node.head().number; n++) {
+    const entry = node.blockAt(n)!;
     blocks.push({ number: n, atS: entry.timestamp - SIM_START_TIME_MS / 1000, txCount: entry.block.transactions.length });
   }
   return { blocks, ok: result.ok, summary: JSON.stringify({ errors: result.errors, violations: result.violations, blocks }) };

@@ -31,5 +31,5 @@ test('World.runFor runs to a point since the start; advanceBy runs for more time
   await world.advanceBy(2_000);
   await world.advanceBy(2_000);
   t.is(world.elapsedMs(), 7_000);
-  t.true(world.get('v0').node!.chain.head().number >= 5);
+  t.true(world.get('v0').node!.head().number >= 5);
 });

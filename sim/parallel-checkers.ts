@@ -99,7 +99,7 @@ export class ParallelCheckers {
   }
 
   private blockRlp(node: string, hash: Hex): Uint8Array | undefined {
-    return this.world.nodes.get(node)?.node?.chain.get(hash)?.block.serialize();
+    return this.world.nodes.get(node)?.node?.blockByHash(hash)?.block.serialize();
   }
 
   private push(r: CheckerRecord): void {

@@ -21,7 +21,7 @@ test('private-group passes as shipped', async (t) => {
 test('a planted leak (members also encrypt payloads for the non-member and push them, and its manager skips its checks) fails no-private-state', async (t) => {
   const leak = async (world: World) => {
     for (const name of ['v2', 'v3']) {
-      const privacy = world.get(name).node!.privacy!;
+      const privacy = world.get(name).node!.privacy()!;
       const send = privacy.peers.send.bind(privacy.peers);
       privacy.peers.send = (toKey: string, message: PtmMessage) => {
         send(toKey, message);
@@ -32,7 +32,7 @@ test('a planted leak (members also encrypt payloads for the non-member and push 
       ptm.recipientsOf = (g) => [...recipientsOf(g), privacyKeyOf('v1')];
     }
     // v1's manager takes any group it is sent, member or not.
-    const ptm = world.get('v1').node!.privacy!.ptm as unknown as { acceptGroup: (from: string, g: PrivacyGroup) => PrivacyGroup; keepGroup: (g: PrivacyGroup, pin: boolean) => void; groups: Map<string, PrivacyGroup> };
+    const ptm = world.get('v1').node!.privacy()!.ptm as unknown as { acceptGroup: (from: string, g: PrivacyGroup) => PrivacyGroup; keepGroup: (g: PrivacyGroup, pin: boolean) => void; groups: Map<string, PrivacyGroup> };
     ptm.acceptGroup = (_from, g) => {
       const widened = { ...g, members: [...g.members, privacyKeyOf('v1')] };
       ptm.groups.set(g.privacyGroupId, widened);
@@ -47,7 +47,7 @@ test('a planted leak (members also encrypt payloads for the non-member and push 
 
 test('a planted bug that drops removed private receipts on a reorganization fails private-logs with removed', async (t) => {
   const forgetRemoved = async (world: World) => {
-    const privacy = world.get('v3').node!.privacy!;
+    const privacy = world.get('v3').node!.privacy()!;
     const onReorg = privacy.onReorg.bind(privacy);
     privacy.onReorg = (reorg, genesis) => onReorg({ removed: [], added: reorg.added }, genesis);
   };

@@ -143,17 +143,17 @@ export class PrivacyRun {
   /** A non-member: no private receipt, and every group's state empty at its head. */
   untouched(node: string): boolean {
     const n = this.world.get(node).node;
-    const privacy = n?.privacy;
+    const privacy = n?.privacy();
     if (!n || !privacy) return false;
     if (this.logsOf(node).added + this.logsOf(node).removed > 0) return false;
-    const head = n.chain.head();
+    const head = n.head();
     for (const id of this.groupIds) {
       if (id === undefined) continue;
       const root = privacy.states.rootAt(head.hash, id);
       if (root && bytesToHex(root) !== '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421') return false;
     }
     for (let number = 0; number <= head.number; number++) {
-      const entry = n.chain.canonicalAt(number);
+      const entry = n.blockAt(number);
       if (entry && privacy.workOf(entry).length > 0) return false;
     }
     return true;

@@ -10,10 +10,10 @@ import type { Step } from './scenario.ts';
 import type { World } from './world.ts';
 
 function chainOf(world: World, name: string): string[] {
-  const chain = world.get(name).node!.chain;
+  const node = world.get(name).node!;
   const out: string[] = [];
-  for (let n = 0; n <= chain.head().number; n++) {
-    const e = chain.canonicalAt(n)!;
+  for (let n = 0; n <= node.head().number; n++) {
+    const e = node.blockAt(n)!;
     out.push(`${e.number} ${e.hash} ${e.timestamp}`);
   }
   return out;

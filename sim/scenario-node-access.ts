@@ -24,8 +24,9 @@ export function rpcClientOf(world: World, name: string): { request(method: strin
 }
 
 /** The vote queue of the running node `name` (what clique_propose / qbft_proposeValidatorVote fill). */
-export function voteQueueOf(world: World, name: string): QbftNode['votes'] | undefined {
-  return running(world, name)?.votes;
+export function voteQueueOf(world: World, name: string): { auth(address: Hex, add: boolean): void; discard(address: Hex): void } | undefined {
+  const node = running(world, name);
+  return node && { auth: (address, add) => node.proposeVote(address, add), discard: (address) => node.discardVote(address) };
 }
 
 export interface TransactionTarget {
@@ -47,9 +48,9 @@ export function heldStates(world: World, atMs: number): StateSample[] {
   const out: StateSample[] = [];
   for (const name of world.names()) {
     const sim = world.get(name);
-    if (sim.status !== 'up' || !sim.node?.qbft) continue;
-    const held = sim.node.qbft.heldState();
-    out.push({ type: 'state-sample', atMs, node: name, height: sim.node.qbft.stats.height, ...held });
+    const held = sim.status === 'up' ? sim.node?.heldConsensusState() : undefined;
+    if (!held) continue;
+    out.push({ type: 'state-sample', atMs, node: name, height: sim.node!.consensusStats()!.height, ...held });
   }
   return out;
 }
@@ -72,24 +73,24 @@ export function chainReadsOf(world: World, reference: string | undefined): Chain
   if (!ref) return undefined;
   return {
     validatorsFor(block) {
-      const parent = ref.chain.canonicalAt(block - 1);
-      return parent ? ref.validators.forChildOf(parent) : undefined;
+      const parent = ref.blockAt(block - 1);
+      return parent ? ref.validatorsAfter(parent) : undefined;
     },
     async balanceOf(address) {
-      const account = await ref.engine.getAccount(ref.chain.head().block.header.stateRoot, address);
+      const account = await ref.account(ref.head().block.header.stateRoot, address);
       return account?.balance ?? 0n;
     },
     transactionsIncluded() {
       let count = 0;
-      for (let i = 1; i <= ref.chain.head().number; i++) count += ref.chain.canonicalAt(i)!.block.transactions.length;
+      for (let i = 1; i <= ref.head().number; i++) count += ref.blockAt(i)!.block.transactions.length;
       return count;
     },
     forkedOff(name) {
       const node = running(world, name);
       if (!node) return false;
-      const h = Math.min(node.chain.head().number, ref.chain.head().number);
-      for (let i = 1; i <= h; i++) if (node.chain.canonicalAt(i)!.hash !== ref.chain.canonicalAt(i)!.hash) return true;
-      return node.chain.head().number + 3 < ref.chain.head().number;
+      const h = Math.min(node.head().number, ref.head().number);
+      for (let i = 1; i <= h; i++) if (node.blockAt(i)!.hash !== ref.blockAt(i)!.hash) return true;
+      return node.head().number + 3 < ref.head().number;
     },
   };
 }
@@ -106,7 +107,7 @@ export interface NodeReport {
 export function nodeReports(world: World): NodeReport[] {
   return world.names().map((name) => {
     const sim = world.get(name);
-    const head = sim.node?.chain.head();
+    const head = sim.node?.head();
     return { name, address: sim.key.address, height: head?.number ?? -1, head: head?.hash ?? null, status: sim.status };
   });
 }

@@ -217,3 +217,90 @@ test('allowed imports give no violation', (t) => {
   ];
   t.deepEqual(checkArchitecture(allowed), []);
 });
+
+// ---- reach-through: the node's parts stay behind its composition root (NODE_REACH) ----------------
+
+const repoFile = (path: string): SourceFile => ({ path, source: readFileSync(join(REPO_ROOT, path), 'utf8') });
+/** The root, the handle and the view as they are: the rules read the handle's members and the view's interfaces from them. */
+const nodeSurfaceFiles = () => ['node/node.ts', 'node/parts/node-handle.ts', 'node/view/node-view.ts'].map(repoFile);
+const reachOf = (files: SourceFile[]) => brief(checkArchitecture(files)).filter((v) => v.rule === 'reach-through');
+
+test('a reach-through planted in the repository is caught, alone: a part imported from outside, a node internal reached through a cast', (t) => {
+  const planted: SourceFile[] = [
+    { path: 'node/cli/planted-import.ts', source: "import { BlockImporter } from '../parts/block-importer.ts';\nexport const x = BlockImporter;\n" },
+    {
+      path: 'reports/teach/planted-reach.ts',
+      source: "import type { QbftNode } from '../../node/node.ts';\nexport const heightOf = (node: QbftNode) => (node as unknown as { chain: { head(): { number: number } } }).chain.head().number;\n",
+    },
+  ];
+  t.deepEqual(brief(checkArchitecture([...repositorySources(), ...planted])), [
+    { path: 'node/cli/planted-import.ts', line: 1, rule: 'reach-through', subject: 'node/parts/block-importer.ts' },
+    { path: 'reports/teach/planted-reach.ts', line: 2, rule: 'reach-through', subject: 'chain' },
+  ]);
+});
+
+test('only the composition root and the parts import a part; a part from sim/ is off the surface too', (t) => {
+  t.deepEqual(check('sim/probe.ts', "import { TxIndex } from '../node/parts/tx-index.ts';"), [
+    { path: 'sim/probe.ts', line: 1, rule: 'node-surface', subject: 'node/parts/tx-index.ts' },
+    { path: 'sim/probe.ts', line: 1, rule: 'reach-through', subject: 'node/parts/tx-index.ts' },
+  ]);
+  t.deepEqual(check('node/cli/probe.ts', "export { TxIndex } from '../parts/tx-index.ts';\nconst m = await import('../parts/wire-router.ts');"), [
+    { path: 'node/cli/probe.ts', line: 1, rule: 'reach-through', subject: 'node/parts/tx-index.ts' },
+    { path: 'node/cli/probe.ts', line: 2, rule: 'reach-through', subject: 'node/parts/wire-router.ts' },
+  ]);
+  t.deepEqual(check('node/parts/new-part.ts', "import type { TxIndex } from './tx-index.ts';"), []);
+  t.deepEqual(check('node/node.ts', "import { TxIndex } from './parts/tx-index.ts';"), []);
+});
+
+test('from node/node.ts the outside imports createNode, the view, the actions and config and value types only', (t) => {
+  t.deepEqual(check('sim/probe.ts', "import { createNode, type NodeView, type QbftNode, type NodeConfig, type ChainEntry } from '../node/node.ts';"), []);
+  t.deepEqual(check('node/cli/probe.ts', "import { createNode, TX_INDEX_LIMIT } from '../node.ts';\nimport * as node from '../node.ts';\nimport type { QbftNode as N } from '../node.ts';"), [
+    { path: 'node/cli/probe.ts', line: 1, rule: 'reach-through', subject: 'TX_INDEX_LIMIT' },
+    { path: 'node/cli/probe.ts', line: 2, rule: 'reach-through', subject: '*' },
+  ]);
+  // The root itself exports nothing else.
+  const root = repoFile('node/node.ts');
+  t.deepEqual(reachOf([{ path: root.path, source: `${root.source}\nexport { TxIndex } from './parts/tx-index.ts';\nexport const internals = {};\n` }]).map((v) => v.subject), ['TxIndex', 'internals']);
+});
+
+test('the composition root is a page of wiring: at most 250 lines and no class of its own', (t) => {
+  const root = repoFile('node/node.ts');
+  const lines = root.source.split('\n').length - 1;
+  t.true(lines <= 250, `${lines} lines`);
+  t.deepEqual(reachOf([root]), []);
+  const padded = `${root.source}${'// wiring\n'.repeat(251 - lines)}`;
+  t.deepEqual(reachOf([{ path: root.path, source: padded }]).map((v) => v.subject), ['251 lines']);
+  t.deepEqual(reachOf([{ path: root.path, source: `${root.source}class Jobs {}\n` }]).map((v) => v.subject), lines < 250 ? ['class Jobs'] : [`${lines + 1} lines`, 'class Jobs']);
+});
+
+test('the node object has no public field or member beyond its view, actions and driver; the view hands out no part', (t) => {
+  const [root, handle, view] = nodeSurfaceFiles();
+  const anchor = "  private mining: MiningState = 'RUNNING';\n";
+  t.true(handle.source.includes(anchor));
+  const planted = handle.source.replace(anchor, `${anchor}  chain!: Chain;\n  get engine(): ExecutionEngine {\n    return this.parts.engine;\n  }\n  private hidden = 1;\n`);
+  t.deepEqual(reachOf([root, view, { path: handle.path, source: planted }]).map((v) => v.subject), ['chain', 'engine']);
+  t.deepEqual(reachOf([root, view, handle]), [], 'as it is');
+  const hands = view.source.replace("import type { Clock, PeerId, Random } from '../runtime/ports.ts';", "import type { Clock, PeerId, Random } from '../runtime/ports.ts';\nimport type { TxPool } from '../execution/tx-pool.ts';");
+  t.deepEqual(reachOf([root, handle, { path: view.path, source: hands }]).map((v) => v.subject), ['TxPool']);
+});
+
+test('outside the node, its private members and parts are not reached through a cast or by name; its view is', (t) => {
+  const probe = [
+    "import type { QbftNode } from '../node/node.ts';",
+    'export function probe(node: QbftNode) {',
+    '  const a = (node as any).engine.stats;',
+    '  const b = (<any>node).pool;',
+    "  const c = node['parts'];",
+    '  const d = (node as unknown as { mining: string })!.mining;',
+    '  return [a, b, c, d, node.head(), node.poolSize(), (node as QbftNode).config, (x as Foo).chainId];',
+    '}',
+  ].join('\n');
+  t.deepEqual(reachOf([...nodeSurfaceFiles(), { path: 'sim/probe.ts', source: probe }]).map(({ line, subject }) => [line, subject]), [
+    [3, 'engine'],
+    [4, 'pool'],
+    [5, 'parts'],
+    [6, 'mining'],
+  ]);
+  // The node's own modules and tests may (tests are not scanned).
+  t.deepEqual(reachOf([...nodeSurfaceFiles(), { path: 'node/parts/probe.ts', source: probe.replace('../node/node.ts', '../node.ts') }]), []);
+});

@@ -40,7 +40,6 @@ import { sharedCommonFor } from '../node/chain/common.ts';
 import { startLiveNode, type LiveNode } from '../node/cli/live-node.ts';
 import { parseNodeOptions } from '../node/cli/node-options.ts';
 import { parseGenesis } from '../node/chain/genesis.ts';
-import type { ChainEntry } from '../node/chain/chain.ts';
 import { LiveLog } from '../node/runtime/live-log.ts';
 import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
 import { buildSimGenesis, LOGGER_CONTRACT } from '../sim/genesis-builder.ts';
@@ -358,20 +357,15 @@ function watchHeads(target: Target): { times: Map<string, number>; blocks: Array
   const blocks: Array<{ node: number; number: number; txs: number; at: number }> = [];
   const detach: Array<() => void> = [];
   target.nodes.forEach((live, i) => {
-    const listener = {
-      onHead: (_head: ChainEntry, reorg: { added: ChainEntry[] }) => {
+    detach.push(
+      live.node.onNewHead((_head, reorg) => {
         const at = wallNow();
         for (const e of reorg.added) {
           times.set(`${i}:${e.hash}`, at);
           blocks.push({ node: i, number: e.number, txs: e.block.transactions.length, at });
         }
-      },
-    };
-    live.node.listeners.push(listener);
-    detach.push(() => {
-      const k = live.node.listeners.indexOf(listener);
-      if (k >= 0) live.node.listeners.splice(k, 1);
-    });
+      }),
+    );
   });
   return { times, blocks, stop: () => detach.forEach((d) => d()) };
 }

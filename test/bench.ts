@@ -90,7 +90,7 @@ async function startupOverStoredChain(blocks: number): Promise<void> {
   const buildStart = performance.now();
   await world.startNode('v0');
   await world.runFor(blocks * 1000 + 500);
-  const height = world.get('v0').node!.chain.head().number;
+  const height = world.get('v0').node!.head().number;
   world.crash('v0');
   const buildSeconds = +((performance.now() - buildStart) / 1000).toFixed(1);
   const simStore = world.stores.open('v0') as SimStore;
@@ -107,9 +107,9 @@ async function startupOverStoredChain(blocks: number): Promise<void> {
     const t0 = performance.now();
     const node = await createNode({ name: 'v0', genesis: parseGenesis(genesisJson), privateKey: key.privateKey }, runtime);
     const startupMs = performance.now() - t0;
-    if (node.chain.head().number !== height) throw new Error(`restarted at ${node.chain.head().number}, stored head ${height}`);
+    if (node.head().number !== height) throw new Error(`restarted at ${node.head().number}, stored head ${height}`);
     node.stop();
-    return { startupMs: Math.round(startupMs), executedBlocks: node.engine.stats.executed };
+    return { startupMs: Math.round(startupMs), executedBlocks: node.executionStats().executed };
   };
   const sim = await startOn(simStore);
   emit({ figure: 'startup-stored-chain', store: 'sim', blocks: height, ...sim, buildSeconds });

@@ -14,8 +14,8 @@ const GRAPHQL_FLOOR = 57;
 test('Besu JSON-RPC spec cases pass on the imported spec chain', async (t) => {
   const live = await startSpecNode();
   try {
-    t.is(live.node.chain.head().number, 34);
-    t.is(live.node.chain.head().hash, '0x4859ea10d276f6df988eabd48a02e0696cfd3deb769d2a5e0e416a5f3191028a');
+    t.is(live.node.head().number, 34);
+    t.is(live.node.head().hash, '0x4859ea10d276f6df988eabd48a02e0696cfd3deb769d2a5e0e416a5f3191028a');
     const eth = await runEthCases(live.servers.httpPort!);
     t.log(formatResults(eth));
     t.is(eth.length, 210);

@@ -52,8 +52,8 @@ test('three live nodes, a privacy group of two: members deploy, call and get log
       nodes.push(await start(i, nodes.map((n) => n.enode!)));
     }
     const [h0, h1, h2] = nodes.map((n) => n.servers.httpPort!);
-    await untilValue('peers', async () => (nodes.every((n) => n.node.runtime.transport.peers().length === 2) ? true : undefined));
-    await untilValue('privacy keys proven over RLPx', async () => (nodes.every((n) => n.node.runtime.transport.peers().every((p) => n.node.privacy!.peers.keyOf(p) !== undefined)) ? true : undefined));
+    await untilValue('peers', async () => (nodes.every((n) => n.node.peers().length === 2) ? true : undefined));
+    await untilValue('privacy keys proven over RLPx', async () => (nodes.every((n) => n.node.peers().every((p) => n.node.privacy()!.peers.keyOf(p) !== undefined)) ? true : undefined));
     await untilValue('height 2', async () => (BigInt(await rpc(h0!, 'eth_blockNumber')) >= 2n ? true : undefined));
 
     const groupId: string = await rpc(h0!, 'priv_createPrivacyGroup', [{ addresses: [privacyKeyOf('p0'), privacyKeyOf('p1')], name: 'pair' }]);

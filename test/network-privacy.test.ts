@@ -18,23 +18,23 @@ test.serial('network --privacy: a key pair of its own for each validator, kept a
   const net = await startNetwork(flags, Date.now());
   let keys: string[] = [];
   try {
-    keys = net.nodes.map((l) => l.node.privacy!.config.publicKey);
+    keys = net.nodes.map((l) => l.node.privacy()!.config.publicKey);
     t.is(new Set(keys).size, 3, 'three different keys');
     keys.forEach((k, i) => t.is(readFileSync(join(dataPath, `v${i}`, 'privacy.pub'), 'utf8').trim(), k));
     t.regex(describeNetwork(net), new RegExp(`privacy key ${keys[0]!.replace(/[+/]/g, '\\$&')}`));
     t.regex(describeNetwork(net), /APIs ETH,NET,WEB3,QBFT,TXPOOL,PRIV,EEA;/);
     t.is(await rpc(net.httpPorts[0]!, 'priv_getPrivacyPrecompileAddress'), '0x000000000000000000000000000000000000007e');
     await untilValue('keys proven', async () =>
-      net.nodes.every((l) => l.node.runtime.transport.peers().length === 2 && l.node.runtime.transport.peers().every((p) => l.node.privacy!.peers.keyOf(p) !== undefined)) ? true : undefined,
+      net.nodes.every((l) => l.node.peers().length === 2 && l.node.peers().every((p) => l.node.privacy()!.peers.keyOf(p) !== undefined)) ? true : undefined,
     );
     const v0 = net.nodes[0]!.node;
-    t.deepEqual(v0.runtime.transport.peers().map((p) => v0.privacy!.peers.keyOf(p)).sort(), [keys[1], keys[2]].sort());
+    t.deepEqual(v0.peers().map((p) => v0.privacy()!.peers.keyOf(p)).sort(), [keys[1], keys[2]].sort());
   } finally {
     await net.close();
   }
   const again = await startNetwork(flags, Date.now());
   try {
-    t.deepEqual(again.nodes.map((l) => l.node.privacy!.config.publicKey), keys, 'the same keys after a restart');
+    t.deepEqual(again.nodes.map((l) => l.node.privacy()!.config.publicKey), keys, 'the same keys after a restart');
   } finally {
     await again.close();
   }

@@ -15,9 +15,10 @@ import { buildSimGenesis } from '../../sim/genesis-builder.ts';
 import { validatorKeys, type NodeKey } from '../../sim/keys.ts';
 import { SIM_START_TIME_MS, World } from '../../sim/world.ts';
 
+/** The node's block producer and proposal validation (its private parts). */
 interface NodeInternals {
-  createBlock(req: { height: number; round: number; timestampSeconds: number }): Promise<{ block: Block }>;
-  validateProposedBlock(rlp: Uint8Array, height: number): Promise<unknown>;
+  producer: { createBlock(req: { height: number; round: number; timestampSeconds: number }): Promise<{ block: Block }> };
+  proposals: { validateProposedBlock(rlp: Uint8Array, height: number): Promise<unknown> };
 }
 
 const UNCLE_HASH_INDEX = 1;
@@ -47,19 +48,19 @@ test('a QBFT block with ommers is rejected unless each is a distinct sealed sibl
   await world.runFor(9_500);
   for (const name of ['v1', 'v2', 'v3']) world.crash(name);
   const node = world.get('v0').node!;
-  const internals = node as unknown as NodeInternals;
-  const head = node.chain.head();
+  const internals = (node as unknown as { parts: NodeInternals }).parts;
+  const head = node.head();
   const height = head.number + 1;
   t.true(height >= 9, `height ${height}`);
-  const canonical = (n: number) => node.chain.canonicalAt(n)!.block;
+  const canonical = (n: number) => node.blockAt(n)!.block;
   const siblingOf = (n: number, vanityByte: number) => sealed(canonical(n), keys, node, vanityByte).header;
-  const base = (await internals.createBlock({ height, round: 0, timestampSeconds: head.timestamp + 1 })).block;
+  const base = (await internals.producer.createBlock({ height, round: 0, timestampSeconds: head.timestamp + 1 })).block;
   t.is(base.uncleHeaders.length, 0, 'a proposer builds no ommers');
 
   const oldest = siblingOf(height - 6, 0x61);
   const recent = siblingOf(height - 2, 0x62);
   const verdicts = async (block: Block) => ({
-    proposal: (await internals.validateProposedBlock(block.serialize(), height)) !== undefined,
+    proposal: (await internals.proposals.validateProposedBlock(block.serialize(), height)) !== undefined,
     import: await node.importBlock(sealed(block, keys, node)),
   });
   const rejected = async (label: string, block: Block, reason: RegExp) => {
@@ -77,8 +78,8 @@ test('a QBFT block with ommers is rejected unless each is a distinct sealed sibl
     h[UNCLE_HASH_INDEX] = ommersHash(ommers);
     return RLP.encode([h, transactions, ommers.map((o) => o.raw())] as never);
   };
-  t.is(await internals.validateProposedBlock(rawWith([oldest, recent, siblingOf(height - 3, 0x63)]), height), undefined, 'three ommers');
-  t.is(await internals.validateProposedBlock(rawWith([recent, recent]), height), undefined, 'the same ommer twice');
+  t.is(await internals.proposals.validateProposedBlock(rawWith([oldest, recent, siblingOf(height - 3, 0x63)]), height), undefined, 'three ommers');
+  t.is(await internals.proposals.validateProposedBlock(rawWith([recent, recent]), height), undefined, 'the same ommer twice');
   const resealed = withExtraData(blockFromValues([recent.raw(), [], []], node.common), { ...extraDataOf(recent), seals: [] }, node.common).header;
   await rejected('the same header with other seals', withOmmers(base, [recent, resealed], node), /^ommers are not unique$/);
   await rejected('an unsealed sibling', withOmmers(base, [resealed], node), /^ommer 0x[0-9a-f]+ is invalid: commitSeals: only 0 seals/);
@@ -88,15 +89,15 @@ test('a QBFT block with ommers is rejected unless each is a distinct sealed sibl
   orphanFields[0] = new Uint8Array(32).fill(0xab); // a parent hash no node knows
   const orphan = blockFromValues([orphanFields, [], []], node.common).header;
   await rejected('an ommer whose parent is unknown', withOmmers(base, [orphan], node), /is invalid: parent 0x[0-9a-f]+ unknown$/);
-  t.is(node.chain.head().hash, head.hash);
+  t.is(node.head().hash, head.hash);
 
   // Two sealed siblings of ancestors 6 and 2 generations back: Besu's body rules accept them.
   const valid = withOmmers(base, [oldest, recent], node);
   const v = await verdicts(valid);
   t.true(v.proposal, 'proposal with valid ommers rejected');
   t.deepEqual(v.import, { ok: true, status: 'head' });
-  t.is(node.chain.head().number, height);
-  t.is(node.chain.head().hash, bytesToHex(onchainBlockHash(sealed(valid, keys, node).header)));
+  t.is(node.head().number, height);
+  t.is(node.head().hash, bytesToHex(onchainBlockHash(sealed(valid, keys, node).header)));
 });
 
 

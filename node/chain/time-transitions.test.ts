@@ -32,7 +32,7 @@ function worldWith(transitions: Record<string, unknown>[], opts: { validatorCont
 function canonical(world: World, name: string) {
   const node = world.get(name).node!;
   const out = [];
-  for (let n = 1; n <= node.chain.head().number; n++) out.push(node.chain.canonicalAt(n)!);
+  for (let n = 1; n <= node.head().number; n++) out.push(node.blockAt(n)!);
   return out;
 }
 
@@ -60,11 +60,11 @@ test('time-typed transitions: a longer block period from a timestamp on, the blo
   const node = world.get('v0').node!;
   const paid = blocks.filter((b) => b.timestamp >= rewardFrom).length;
   t.true(paid >= 1 && paid < blocks.length);
-  const balance = (await node.engine.getAccount(node.chain.head().block.header.stateRoot, BENEFICIARY))?.balance ?? 0n;
+  const balance = (await node.account(node.head().block.header.stateRoot, BENEFICIARY))?.balance ?? 0n;
   t.is(balance, REWARD * BigInt(paid), 'paid for every block whose own timestamp is at or after the transition');
-  const hc = await node.heightContext(node.chain.head());
+  const hc = await node.heightContext(node.head());
   t.is(hc.blockPeriodSeconds, 3);
-  t.is(hc.blockTimerAtMs, (node.chain.head().timestamp + 3) * 1000);
+  t.is(hc.blockTimerAtMs, (node.head().timestamp + 3) * 1000);
 });
 
 test('Besu behaviour kept: a time-typed switch to contract mode stops the chain at the boundary (extraData chosen at the parent\'s timestamp, checked at the block\'s own)', async (t) => {

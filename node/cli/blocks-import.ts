@@ -59,7 +59,7 @@ export async function importBlocks(node: QbftNode, blocks: Uint8Array[]): Promis
     }
     const hash = bytesToHex(node.hashOf(block.header));
     if (block.header.number === 0n) {
-      if (hash !== node.chain.genesis.hash) throw new BlockImportError(`the file's genesis block ${hash} is not this genesis (${node.chain.genesis.hash})`);
+      if (hash !== node.genesisBlock().hash) throw new BlockImportError(`the file's genesis block ${hash} is not this genesis (${node.genesisBlock().hash})`);
       known++;
       continue;
     }
@@ -68,7 +68,7 @@ export async function importBlocks(node: QbftNode, blocks: Uint8Array[]): Promis
     if (outcome.status === 'known') known++;
     else imported++;
   }
-  const head = node.chain.head();
+  const head = node.head();
   return { imported, known, head: { number: head.number, hash: head.hash } };
 }
 

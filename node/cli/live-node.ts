@@ -207,7 +207,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
   // The EVM work of RPC runs on worker threads, never on the event loop consensus runs on.
   const simulator = new WorkerSimulator({
     genesis: node.config.genesis,
-    store: node.engine.store,
+    store: node.stateStore(),
     hashes: canonicalHashes(node),
     onWorkerError: (error) => log.log('error', 'RPC execution worker failed', { error: String(error) }),
   });
@@ -219,7 +219,7 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
     maxTraceFilterRange: opts.rpcLimits.maxTraceFilterRange,
     ...extras.rpc,
     p2pEnabled: opts.p2p.enabled,
-    ...(core.rlpx ? { p2pHost: opts.p2p.host, p2pPort: core.rlpx.port } : {}),
+    ...(core.rlpx ? { p2pHost: opts.p2p.host, p2pPort: core.rlpx.port, peerDirectory: core.rlpx } : {}),
   });
   const registry = new MethodRegistry();
   registry.registerAll(rpc.methods);
@@ -236,8 +236,8 @@ export async function startLiveNode(opts: NodeOptions, extras: LiveNodeExtras = 
       health: {
         liveness,
         readiness: (query) => {
-          const status = node.sync.status();
-          const head = node.chain.head().number;
+          const status = node.syncStatus();
+          const head = node.head().number;
           return readiness({
             peerCount: status.peers,
             p2pEnabled,

@@ -1,5 +1,5 @@
 /** `--metrics-enabled`: a node's metrics registry and the HTTP endpoint serving it. */
-import type { QbftNode } from '../node.ts';
+import type { NodeView } from '../view/node-view.ts';
 import { startMetricsHttp, type MetricsHttpServer } from './metrics-http.ts';
 import { registerNodeMetrics } from './node-metrics.ts';
 import { MetricsRegistry } from './registry.ts';
@@ -12,7 +12,7 @@ export interface NodeMetricsSettings {
 }
 
 export async function startNodeMetricsServer(
-  node: QbftNode,
+  node: NodeView,
   settings: NodeMetricsSettings,
   hostAllowlist: readonly string[],
   onError: (error: unknown) => void,

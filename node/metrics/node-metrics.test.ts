@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { QbftNode } from '../node.ts';
+import type { NodeView } from '../view/node-view.ts';
 import { parseNodeOptions } from '../cli/node-options.ts';
 import { UsageError } from '../cli/usage-error.ts';
 import { parseExposition } from './exposition-parse.ts';
@@ -16,11 +16,11 @@ function fakeNode(bft = true) {
   };
   const node = {
     bft,
-    chain: { head: () => state.head },
-    sync: { status: () => state.sync },
-    pool: { size: () => state.poolSize },
-    qbft: { stats: state.stats },
-  } as unknown as QbftNode;
+    head: () => state.head,
+    syncStatus: () => state.sync,
+    poolSize: () => state.poolSize,
+    consensusStats: () => state.stats,
+  } as unknown as NodeView;
   return { node, state };
 }
 

@@ -18,17 +18,17 @@
  * Not served: ethereum_peer_limit (the node has no peer limit option yet), Besu's JVM/process
  * metrics, and the pool's added/removed counters.
  */
-import type { QbftNode } from '../node.ts';
+import type { NodeView } from '../view/node-view.ts';
 import { CATEGORY } from './categories.ts';
 import type { MetricsRegistry } from './registry.ts';
 
-export function registerNodeMetrics(registry: MetricsRegistry, node: QbftNode): void {
-  const head = () => node.chain.head();
+export function registerNodeMetrics(registry: MetricsRegistry, node: NodeView): void {
+  const head = () => node.head();
   const { ETHEREUM, BLOCKCHAIN, SYNCHRONIZER, TRANSACTION_POOL, QBFT } = CATEGORY;
 
   registry.gauge(ETHEREUM, 'blockchain_height', 'Number of the canonical chain head', () => head().number);
-  registry.gauge(ETHEREUM, 'best_known_block_number', 'Highest block number known from peers or the own chain', () => node.sync.status().highestKnown);
-  registry.gauge(ETHEREUM, 'peer_count', 'Connected peers', () => node.sync.status().peers);
+  registry.gauge(ETHEREUM, 'best_known_block_number', 'Highest block number known from peers or the own chain', () => node.syncStatus().highestKnown);
+  registry.gauge(ETHEREUM, 'peer_count', 'Connected peers', () => node.syncStatus().peers);
 
   registry.gauge(BLOCKCHAIN, 'chain_head_timestamp', 'Timestamp of the chain head block (seconds)', () => head().timestamp);
   registry.gauge(BLOCKCHAIN, 'chain_head_gas_used', 'Gas used by the chain head block', () => Number(head().block.header.gasUsed));
@@ -36,12 +36,12 @@ export function registerNodeMetrics(registry: MetricsRegistry, node: QbftNode): 
   registry.gauge(BLOCKCHAIN, 'chain_head_transaction_count', 'Transactions in the chain head block', () => head().block.transactions.length);
   registry.gauge(BLOCKCHAIN, 'difficulty', 'Total difficulty of the chain head', () => Number(head().td));
 
-  registry.gauge(SYNCHRONIZER, 'in_sync', '1 when the node is not catching up with a peer, else 0', () => (node.sync.status().syncing ? 0 : 1));
+  registry.gauge(SYNCHRONIZER, 'in_sync', '1 when the node is not catching up with a peer, else 0', () => (node.syncStatus().syncing ? 0 : 1));
 
-  registry.gauge(TRANSACTION_POOL, 'transactions', 'Transactions in the pool', () => node.pool.size());
+  registry.gauge(TRANSACTION_POOL, 'transactions', 'Transactions in the pool', () => node.poolSize());
 
   if (!node.bft) return;
-  const stats = () => node.qbft.stats;
+  const stats = () => node.consensusStats()!;
   registry.gauge(QBFT, 'height', 'Height the consensus is working on', () => stats().height);
   registry.gauge(QBFT, 'round', 'Current round at the current height', () => stats().round);
   registry.gauge(QBFT, 'max_round', 'Highest round reached since the node started', () => stats().maxRound);

@@ -39,7 +39,7 @@ const send = async (node: QbftNode, tx: PrivateTransaction): Promise<Hex> => (aw
 
 /** Payload messages a node's privacy peers are handed. */
 function countPayloadsAt(world: World, name: string): { count: number } {
-  const peers = world.get(name).node!.privacy!.peers;
+  const peers = world.get(name).node!.privacy()!.peers;
   const onMessage = peers.onMessage.bind(peers);
   const seen = { count: 0 };
   peers.onMessage = (peer, code, data) => {
@@ -72,8 +72,8 @@ test('key hijack: a node started with a member\'s public privacy key, met first 
   const r = await hijackRun(false);
   t.is(r.receiptAtV1?.status, '0x1', 'v1 ran the private transaction');
   t.is(r.payloadsAtV2, 0, 'v2 was sent nothing');
-  t.is(r.world.get('v0').node!.privacy!.peers.keyOf('v2'), undefined);
-  t.is(r.world.get('v0').node!.privacy!.peers.keyOf('v1'), privacyKey(1));
+  t.is(r.world.get('v0').node!.privacy()!.peers.keyOf('v2'), undefined);
+  t.is(r.world.get('v0').node!.privacy()!.peers.keyOf('v1'), privacyKey(1));
   t.deepEqual(r.world.errors, []);
 });
 
@@ -81,7 +81,7 @@ test('planted: with the key proof off at the restarted node the same run hands t
   const r = await hijackRun(true);
   t.is(r.receiptAtV1, null, 'v1 never got the payload');
   t.true(r.payloadsAtV2 >= 1, 'v2 was sent it');
-  t.is(r.world.get('v0').node!.privacy!.peers.keyOf('v2'), privacyKey(1));
+  t.is(r.world.get('v0').node!.privacy()!.peers.keyOf('v2'), privacyKey(1));
 });
 
 test('payloads on the wire are ciphertext: no captured ptm payload message holds the private transaction', async (t) => {
@@ -99,7 +99,7 @@ async function runPrivateHistory(world: World) {
   const receipt = (await c1.request('priv_getTransactionReceipt', [deploy])) as { contractAddress: Hex; status: string };
   const set = await send(v0, privateTx(1n, receipt.contractAddress, uint256ToBytes(42n)));
   await world.advanceBy(4_000);
-  const groupId = v0.privacy!.groupOf(privateTx(0n, undefined, new Uint8Array(0)))!.privacyGroupId;
+  const groupId = v0.privacy()!.groupOf(privateTx(0n, undefined, new Uint8Array(0)))!.privacyGroupId;
   return { deploy, set, contract: receipt.contractAddress, groupId };
 }
 
@@ -124,14 +124,14 @@ test('a restarted member answers for its private transactions at once, from its 
   const after = await answers(world.get('v1').node!, h);
   t.deepEqual(after, before, 'same receipts, code and storage right after the restart, before any new block');
   const restarted = world.get('v1').node!;
-  t.false(restarted.privacy!.states.has(restarted.chain.canonicalAt(1)!.hash), 'resumed from the persisted private states, not run again from the genesis');
+  t.false(restarted.privacy()!.states.has(restarted.blockAt(1)!.hash), 'resumed from the persisted private states, not run again from the genesis');
 
   await world.advanceBy(1_000);
   await send(world.get('v0').node!, privateTx(2n, h.contract, uint256ToBytes(43n)));
   await world.advanceBy(4_000);
   t.is(await rpcOf(world.get('v1').node!).request('priv_call', [h.groupId, { to: h.contract, data: '0x' }, 'latest']), bytesToHex(uint256ToBytes(43n)));
   const [v0, v1] = [world.get('v0').node!, world.get('v1').node!];
-  t.deepEqual(v1.privacy!.states.rootAt(v1.chain.head().hash, h.groupId), v0.privacy!.states.rootAt(v0.chain.head().hash, h.groupId), 'the member states agree');
+  t.deepEqual(v1.privacy()!.states.rootAt(v1.head().hash, h.groupId), v0.privacy()!.states.rootAt(v0.head().hash, h.groupId), 'the member states agree');
   t.deepEqual(world.errors, []);
 });
 

@@ -27,7 +27,7 @@ import { keccak256 } from '../crypto/keccak.ts';
 import { publicKeyOf } from '../crypto/secp256k1.ts';
 import type { AccountInfo, TxReceipt } from '../execution/engine.ts';
 import { TX_POOL_RPC_ERRORS, type TxPoolError } from '../execution/tx-pool.ts';
-import type { QbftNode, PooledTxMeta } from '../node.ts';
+import type { NodeActions, NodeView, PooledTxMeta } from '../view/node-view.ts';
 import { RpcError, rpcError } from './errors.ts';
 import { effectiveGasPrice } from './formatters/transaction.ts';
 import type { LogWithMeta, ReceiptWithMeta } from './formatters/receipt.ts';
@@ -38,6 +38,7 @@ import { TransactionSimulator, type SimBlock, type SimulatorPort } from './metho
 import { checkPoint, NEVER_PAUSE, type Pause } from './off-loop/pause.ts';
 import { Mutex } from '../collections/mutex.ts';
 import { commonAt } from './methods/support/blob-fees.ts';
+import type { PeerDirectory } from './methods/admin-miner.ts';
 
 export interface NodeApiOptions {
   /** web3_clientVersion / admin_nodeInfo name. Default "qbft-lab/v<version>/<platform>-<arch>/node-<version>". */
@@ -75,7 +76,12 @@ export interface NodeApiOptions {
   simulator?: SimulatorPort;
   /** Lets long reads on this thread give the event loop a turn (default: never; live: off-loop/pause.ts). */
   pause?: Pause;
+  /** What the admin methods may ask of the peer-to-peer network (the live RLPx transport); default: nothing. */
+  peerDirectory?: PeerDirectory;
 }
+
+/** The node as JSON-RPC serves it: its read-only view and the actions methods take (transactions, mining, votes). */
+export type RpcNode = NodeView & Pick<NodeActions, 'submitTransaction' | 'startMining' | 'stopMining' | 'proposeVote' | 'discardVote'>;
 
 export const QBFT_LAB_VERSION = '0.1.0';
 
@@ -92,9 +98,9 @@ export type TxLookup =
 const RECEIPT_CACHE = 256;
 
 /** The canonical (QBFT) hash of block `n`, for BLOCKHASH. */
-export function canonicalHashes(node: QbftNode): (n: bigint) => Uint8Array | undefined {
+export function canonicalHashes(node: NodeView): (n: bigint) => Uint8Array | undefined {
   return (n) => {
-    const e = node.chain.canonicalAt(Number(n));
+    const e = node.blockAt(Number(n));
     return e ? hexToBytes(e.hash) : undefined;
   };
 }
@@ -117,6 +123,7 @@ export class NodeApi {
   readonly p2pHost: string;
   readonly p2pPort: number;
   readonly p2pEnabled: boolean;
+  readonly peerDirectory: PeerDirectory;
   /** The block number at which the current sync started (eth_syncing's startingBlock). */
   private syncStart?: number;
   private readonly receiptCache = new Map<Hex, ReceiptWithMeta[]>();
@@ -126,7 +133,7 @@ export class NodeApi {
   private readonly probe: Common;
 
   constructor(
-    readonly node: QbftNode,
+    readonly node: RpcNode,
     opts: NodeApiOptions = {},
   ) {
     this.clientVersion = opts.clientVersion ?? defaultClientVersion();
@@ -143,14 +150,14 @@ export class NodeApi {
     this.p2pHost = opts.p2pHost ?? '127.0.0.1';
     this.p2pPort = opts.p2pPort ?? 30303;
     this.p2pEnabled = opts.p2pEnabled ?? true;
+    this.peerDirectory = opts.peerDirectory ?? {};
     this.probe = node.common.copy();
     this.pause = opts.pause ?? NEVER_PAUSE;
-    this.simulator = opts.simulator ?? new TransactionSimulator(node.common, node.engine.store, canonicalHashes(node));
-    const runtime = node.runtime;
+    this.simulator = opts.simulator ?? new TransactionSimulator(node.common, node.stateStore(), canonicalHashes(node));
     this.filters = new FilterManager(
       {
-        nowMs: () => runtime.clock.nowMs(),
-        randomByte: () => runtime.random.int(256),
+        nowMs: () => node.clock.nowMs(),
+        randomByte: () => node.random.int(256),
         logsOf: (entry, query, removed) => this.logsOfBlock(entry, query, removed),
       },
       {
@@ -159,18 +166,13 @@ export class NodeApi {
         expiryMs: opts.filterExpiryMs ?? FILTER_EXPIRY_MS,
       },
     );
-    const listener = {
-      onHead: (_head: ChainEntry, reorg: { removed: ChainEntry[]; added: ChainEntry[] }) => {
+    this.unsubscribe.push(
+      node.onNewHead((_head, reorg) => {
         this.filters.onNewHead(reorg.removed, reorg.added);
         for (const e of reorg.removed) this.receiptCache.delete(e.hash);
-      },
-    };
-    node.listeners.push(listener);
-    this.unsubscribe.push(() => {
-      const i = node.listeners.indexOf(listener);
-      if (i >= 0) node.listeners.splice(i, 1);
-    });
-    this.unsubscribe.push(node.pool.on('added', (tx) => this.filters.onPendingTransaction(bytesToHex(tx.hash()))));
+      }),
+    );
+    this.unsubscribe.push(node.onPoolTransaction('added', (tx) => this.filters.onPendingTransaction(bytesToHex(tx.hash()))));
   }
 
   /** Detaches from the node (its listeners and pool events). */
@@ -181,25 +183,25 @@ export class NodeApi {
   // ---- blocks -----------------------------------------------------------------------------------
 
   head(): ChainEntry {
-    return this.node.chain.head();
+    return this.node.head();
   }
 
   headNumber(): number {
-    return this.node.chain.head().number;
+    return this.node.head().number;
   }
 
   byNumber(n: number | bigint): ChainEntry | undefined {
     const num = typeof n === 'bigint' ? n : BigInt(n);
     if (num < 0n || num > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
-    return this.node.chain.canonicalAt(Number(num));
+    return this.node.blockAt(Number(num));
   }
 
   byHash(hash: Hex): ChainEntry | undefined {
-    return this.node.chain.get(hash.toLowerCase() as Hex);
+    return this.node.blockByHash(hash.toLowerCase() as Hex);
   }
 
   isCanonical(entry: ChainEntry): boolean {
-    return this.node.chain.isCanonical(entry);
+    return this.node.isCanonical(entry);
   }
 
   /** BlockParameter.getBlockNumber (QBFT: finalized/safe/pending = head). */
@@ -219,7 +221,7 @@ export class NodeApi {
    * requireCanonical and not canonical: JSON_RPC_NOT_CANONICAL_ERROR).
    */
   resolveBlockOrHash(p: BlockParamOrHash): ChainEntry | null {
-    if (p.kind === 'tag') return p.tag === 'earliest' ? this.node.chain.genesis : this.head();
+    if (p.kind === 'tag') return p.tag === 'earliest' ? this.node.genesisBlock() : this.head();
     if (p.kind === 'number') {
       if (p.number < 0n) throw rpcError('INVALID_BLOCK_NUMBER_PARAMS');
       if (p.number > BigInt(this.headNumber())) return null;
@@ -240,7 +242,7 @@ export class NodeApi {
   // ---- state ------------------------------------------------------------------------------------
 
   stateAvailable(entry: ChainEntry): boolean {
-    return this.node.engine.hasState(entry.block.header.stateRoot);
+    return this.node.hasState(entry.block.header.stateRoot);
   }
 
   /** Throws WORLD_STATE_UNAVAILABLE when the block's state is no longer retained. */
@@ -250,17 +252,17 @@ export class NodeApi {
 
   async account(entry: ChainEntry, address: Hex): Promise<AccountInfo | undefined> {
     this.requireState(entry);
-    return this.stateRead(() => this.node.engine.getAccount(entry.block.header.stateRoot, address));
+    return this.stateRead(() => this.node.account(entry.block.header.stateRoot, address));
   }
 
   async code(entry: ChainEntry, address: Hex): Promise<Uint8Array> {
     this.requireState(entry);
-    return this.stateRead(() => this.node.engine.getCode(entry.block.header.stateRoot, address));
+    return this.stateRead(() => this.node.code(entry.block.header.stateRoot, address));
   }
 
   async storage(entry: ChainEntry, address: Hex, slot: bigint): Promise<Uint8Array> {
     this.requireState(entry);
-    return this.stateRead(() => this.node.engine.getStorage(entry.block.header.stateRoot, address, slot));
+    return this.stateRead(() => this.node.storage(entry.block.header.stateRoot, address, slot));
   }
 
   /**
@@ -277,7 +279,7 @@ export class NodeApi {
   /** EthGetTransactionCount.pendingResult: max(pool's next nonce, the head's account nonce). */
   async pendingNonce(address: Hex): Promise<bigint> {
     const latest = (await this.account(this.head(), address))?.nonce ?? 0n;
-    const pending = this.node.pool.pendingNonce(address, latest);
+    const pending = this.node.poolNextNonce(address, latest);
     return pending > latest ? pending : latest;
   }
 
@@ -286,7 +288,7 @@ export class NodeApi {
   /** Besu EthGetTransactionByHash: the pool first, then the canonical chain. */
   findTransaction(hash: Hex): TxLookup | undefined {
     const h = hash.toLowerCase() as Hex;
-    const pooled = this.node.pool.get(h);
+    const pooled = this.node.pooledTransaction(h);
     if (pooled) return { kind: 'pending', tx: pooled };
     return this.minedTransaction(h);
   }
@@ -294,7 +296,7 @@ export class NodeApi {
   minedTransaction(hash: Hex): { kind: 'mined'; tx: TypedTransaction; entry: ChainEntry; index: number } | undefined {
     const loc = this.node.transactionLocation(hash);
     if (!loc) return undefined;
-    const entry = this.node.chain.get(loc.blockHash);
+    const entry = this.node.blockByHash(loc.blockHash);
     if (!entry || !this.isCanonical(entry)) return undefined;
     const tx = entry.block.transactions[loc.index];
     if (!tx) return undefined;
@@ -356,12 +358,12 @@ export class NodeApi {
   /** Base fee of the next block (undefined before London). */
   nextBaseFee(): bigint | undefined {
     const h = this.head().block.header;
-    return this.node.engine.nextBaseFee(h, h.number + 1n, h.timestamp + 1n);
+    return this.node.nextBaseFee(h, h.number + 1n, h.timestamp + 1n);
   }
 
   /** The pool's minimum gas price (Besu --min-gas-price). */
   minGasPrice(): bigint {
-    return this.node.pool.options.minGasPrice;
+    return this.node.poolOptions().minGasPrice;
   }
 
   /** BlockchainQueries.gasPriceLowerBound: max(next base fee, min gas price) on a base-fee market. */
@@ -450,7 +452,7 @@ export class NodeApi {
       number: BigInt(number),
       timestamp: h.timestamp + period,
       gasLimit: h.gasLimit,
-      baseFee: this.node.engine.nextBaseFee(h, BigInt(number), h.timestamp + period),
+      baseFee: this.node.nextBaseFee(h, BigInt(number), h.timestamp + period),
       coinbase: this.beneficiaryAt(number, this.node.address),
       difficulty: 1n,
       mixHash: h.mixHash,
@@ -463,7 +465,7 @@ export class NodeApi {
 
   /** Pooled transactions in arrival order, with the node's metadata. */
   poolTransactions(): Array<{ tx: TypedTransaction; hash: Hex; meta: PooledTxMeta }> {
-    return this.node.pool.pending().map((tx) => {
+    return this.node.pooledTransactions().map((tx) => {
       const hash = bytesToHex(tx.hash());
       return { tx, hash, meta: this.node.pooledTransactionMeta(hash) ?? { addedAtMs: 0, local: false } };
     });
@@ -512,12 +514,12 @@ export class NodeApi {
   }
 
   peers(): string[] {
-    return this.node.runtime.transport.peers();
+    return this.node.peers();
   }
 
   /** eth_syncing: undefined when in sync, else Besu's SyncStatus numbers. */
   syncStatus(): { startingBlock: number; currentBlock: number; highestBlock: number } | undefined {
-    const s = this.node.sync.status();
+    const s = this.node.syncStatus();
     const current = this.headNumber();
     if (!s.syncing || s.highestKnown <= current) {
       this.syncStart = undefined;

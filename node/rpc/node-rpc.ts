@@ -1,6 +1,5 @@
 /** Everything a node serves over JSON-RPC: the methods of every group and the pub/sub manager. */
-import type { QbftNode } from '../node.ts';
-import { NodeApi, type NodeApiOptions } from './node-api.ts';
+import { NodeApi, type NodeApiOptions, type RpcNode } from './node-api.ts';
 import { allMethods } from './methods/index.ts';
 import { privateConnectionClosed } from './methods/priv.ts';
 import { SubscriptionManager } from './pubsub/subscriptions.ts';
@@ -14,9 +13,9 @@ export interface NodeRpc {
   close(): void;
 }
 
-export function createNodeRpc(node: QbftNode, opts: NodeApiOptions = {}): NodeRpc {
+export function createNodeRpc(node: RpcNode, opts: NodeApiOptions = {}): NodeRpc {
   const api = new NodeApi(node, opts);
-  const subscriptions = new SubscriptionManager(api, () => node.runtime.random.next());
+  const subscriptions = new SubscriptionManager(api, () => node.random.next());
   return {
     api,
     methods: [...allMethods(api), ...subscriptions.methods()],

@@ -7,7 +7,7 @@
  */
 import type { Hex } from '../../node/crypto/bytes.ts';
 import type { QbftForkParams } from '../../node/chain/fork-schedule.ts';
-import type { QbftNode } from '../../node/node.ts';
+import type { NodeView } from '../../node/node.ts';
 import { VoteTally } from '../../node/consensus/qbft/validators/vote-tally.ts';
 import type { World } from '../../sim/world.ts';
 import type { NodeInfo } from '../../sim/run-model/run-info.ts';
@@ -54,13 +54,13 @@ export interface ChainFacts {
   addressOf(name: string): string | null;
 }
 
-function pickReader(world: World, nodes: NodeInfo[]): QbftNode {
-  let best: { node: QbftNode; head: number } | undefined;
+function pickReader(world: World, nodes: NodeInfo[]): NodeView {
+  let best: { node: NodeView; head: number } | undefined;
   for (const info of nodes) {
     if (info.role !== 'validator' || info.faulty) continue;
     const sim = world.nodes.get(info.name);
     if (!sim?.node || sim.status !== 'up') continue;
-    const head = sim.node.chain.head().number;
+    const head = sim.node.head().number;
     if (!best || head > best.head) best = { node: sim.node, head };
   }
   if (!best) throw new Error('no honest validator is up to read the chain from');
@@ -74,16 +74,16 @@ export async function chainFacts(world: World, nodes: NodeInfo[]): Promise<Chain
   const names = (list: readonly string[]) => list.map(nameOf);
   const genesis = node.config.genesis;
   const epochLength = genesis.qbft.epochLength;
-  const genesisEntry = node.chain.canonicalAt(0)!;
-  const genesisValidators = await node.validators.forChildOf(genesisEntry);
+  const genesisEntry = node.blockAt(0)!;
+  const genesisValidators = await node.validatorsAfter(genesisEntry);
   let tally = VoteTally.fromValidators(genesisValidators);
   const blocks: BlockFact[] = [];
-  const head = node.chain.head().number;
+  const head = node.head().number;
   for (let n = 1; n <= head; n++) {
-    const entry = node.chain.canonicalAt(n)!;
-    const parent = node.chain.canonicalAt(n - 1)!;
-    const validators = await node.validators.forChildOf(parent);
-    const after = await node.validators.forChildOf(entry);
+    const entry = node.blockAt(n)!;
+    const parent = node.blockAt(n - 1)!;
+    const validators = await node.validatorsAfter(parent);
+    const after = await node.validatorsAfter(entry);
     const params = node.schedule.paramsAt(n, entry.timestamp);
     const epoch = n % epochLength === 0;
     const override = node.schedule.transitionAt(n + 1)?.validators;
@@ -120,9 +120,9 @@ export async function chainFacts(world: World, nodes: NodeInfo[]): Promise<Chain
     addressOf,
     async balanceAt(account, block) {
       const address = addressOf(account);
-      const entry = node.chain.canonicalAt(block);
+      const entry = node.blockAt(block);
       if (!address || !entry) return 0n;
-      return (await node.engine.getAccount(entry.block.header.stateRoot, address as Hex))?.balance ?? 0n;
+      return (await node.account(entry.block.header.stateRoot, address as Hex))?.balance ?? 0n;
     },
   };
 }

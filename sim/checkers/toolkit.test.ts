@@ -74,8 +74,8 @@ test("the committed-seal and on-chain hashes agree with node/chain/block-hashing
   const node = world.get('v0').node!;
   let withVote = 0;
   let checked = 0;
-  for (let n = 1; n <= node.chain.head().number; n++) {
-    const entry = node.chain.canonicalAt(n)!;
+  for (let n = 1; n <= node.head().number; n++) {
+    const entry = node.blockAt(n)!;
     const mine = decodeBlock(entry.block.serialize());
     const theirs = extraDataOf(entry.block.header);
     if ('error' in mine.extra) return t.fail(mine.extra.error);

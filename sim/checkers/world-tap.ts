@@ -17,7 +17,7 @@ export interface CheckerTap {
 export function attachCheckers(world: World, suite: CheckerSuite): CheckerTap {
   const feed = new ObservationFeed((o) => suite.observe(o), {
     originMs: SIM_START_TIME_MS,
-    blockRlp: (node: string, hash: Hex) => world.nodes.get(node)?.node?.chain.get(hash)?.block.serialize(),
+    blockRlp: (node: string, hash: Hex) => world.nodes.get(node)?.node?.blockByHash(hash)?.block.serialize(),
   });
   const unsubscribe = world.trace.subscribe((line) => feed.traceLine(line));
   const untap = world.network.tap((from, message) => feed.wireMessage(from, message.protocol, message.code, message.data, world.kernel.nowMs()));

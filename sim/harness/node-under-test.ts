@@ -124,17 +124,13 @@ export class NodeUnderTest {
         blockCreator: options.blockCreator,
         reproposal: options.reproposal,
         deliverNewChainHeads: options.followChainHead ?? false,
+        // Besu's StubbedSynchronizerUpdater: each future-height message tells sync its sender's chain height.
+        onPeerAhead: (peer, number) => harness?.peers.find((p) => p.id === peer)?.updateEstimatedChainHeight(number),
       },
       runtime,
     );
     harness = new NodeUnderTest(node, kernel, keys[localIndex], peers, transport, events);
     harness.headerClockMs = options.headerClockMs;
-    // Besu's StubbedSynchronizerUpdater: each future-height message tells sync its sender's chain height.
-    const notePeerAhead = node.sync.notePeerAhead.bind(node.sync);
-    node.sync.notePeerAhead = (peer, number) => {
-      harness.peers.find((p) => p.id === peer)?.updateEstimatedChainHeight(number);
-      notePeerAhead(peer, number);
-    };
     await harness.settled();
     return harness;
   }
@@ -175,15 +171,15 @@ export class NodeUnderTest {
 
   /** Waits until the node has handled every queued event (and every event those queued). */
   settled(): Promise<void> {
-    return this.node.qbft.settled();
+    return this.node.consensusSettled();
   }
 
   // ---- peers -------------------------------------------------------------------------------
 
   /** The remote validators seen from one round: its proposer (if remote) and the others. */
   async roundSpecificPeers(id: RoundId, parent?: ChainEntry): Promise<RoundPeers> {
-    const base = parent ?? this.node.chain.canonicalAt(id.height - 1) ?? this.chainHead();
-    const proposer = selectProposer(await this.node.validators.forChildOf(base), base.coinbase, id.round);
+    const base = parent ?? this.node.blockAt(id.height - 1) ?? this.chainHead();
+    const proposer = selectProposer(await this.node.validatorsAfter(base), base.coinbase, id.round);
     return new RoundPeers(id, this.peers.find((p) => p.address === proposer), this.peers);
   }
 
@@ -207,40 +203,40 @@ export class NodeUnderTest {
   // ---- timers and chain heads --------------------------------------------------------------
 
   async blockTimerExpiry(id: RoundId): Promise<void> {
-    await this.node.qbft.onBlockTimerExpiry(id.height, id.round);
+    await this.node.expireBlockTimer(id.height, id.round);
     await this.settled();
   }
 
   async roundExpiry(id: RoundId): Promise<void> {
-    await this.node.qbft.onRoundExpiry(id.height, id.round);
+    await this.node.expireRound(id.height, id.round);
     await this.settled();
   }
 
   /** Delivers the new-chain-head event for a stored block (Besu's handleNewBlockEvent). */
   async newChainHead(block: Block | ChainEntry | number): Promise<void> {
-    await this.node.qbft.onNewHead(await this.node.heightContext(this.entry(block)));
+    await this.node.deliverNewHead(await this.node.heightContext(this.entry(block)));
     await this.settled();
   }
 
   // ---- the chain ---------------------------------------------------------------------------
 
   chainHeight(): number {
-    return this.node.chain.head().number;
+    return this.node.head().number;
   }
 
   chainHead(): ChainEntry {
-    return this.node.chain.head();
+    return this.node.head();
   }
 
   blockAt(number: number): ChainEntry {
-    const entry = this.node.chain.canonicalAt(number);
+    const entry = this.node.blockAt(number);
     if (!entry) throw new RangeError(`no canonical block ${number} (head ${this.chainHeight()})`);
     return entry;
   }
 
   /** Validators for the child of canonical block `number`. */
   validatorsAfter(number: number): Promise<Hex[]> {
-    return this.node.validators.forChildOf(this.blockAt(number));
+    return this.node.validatorsAfter(this.blockAt(number));
   }
 
   /**
@@ -249,7 +245,7 @@ export class NodeUnderTest {
    * on its own state; sorted.
    */
   validatorsForBlock(number: number): Promise<Hex[]> {
-    return this.node.validators.ofBlock(this.blockAt(number));
+    return this.node.validatorsOf(this.blockAt(number));
   }
 
   /** Builds (and executes) a block for a proposal, with the node's own block builder. */
@@ -298,15 +294,15 @@ export class NodeUnderTest {
 
   /** A block as a chain entry, stored or not (its parent's total difficulty, if stored, gives its own). */
   private unstoredEntry(block: Block): ChainEntry {
-    const parentTd = this.node.chain.get(bytesToHex(block.header.parentHash))?.td ?? 0n;
-    return this.node.chain.get(bytesToHex(this.node.hashOf(block.header))) ?? entryFromBlock(block, parentTd, (h) => this.node.hashOf(h));
+    const parentTd = this.node.blockByHash(bytesToHex(block.header.parentHash))?.td ?? 0n;
+    return this.node.blockByHash(bytesToHex(this.node.hashOf(block.header))) ?? entryFromBlock(block, parentTd, (h) => this.node.hashOf(h));
   }
 
   private entry(block: Block | ChainEntry | number): ChainEntry {
     if (typeof block === 'number') return this.blockAt(block);
     if ('hash' in block && typeof block.hash === 'string') return block;
     const hash = bytesToHex(this.node.hashOf((block as Block).header));
-    const entry = this.node.chain.get(hash);
+    const entry = this.node.blockByHash(hash);
     if (!entry) throw new Error(`block ${hash} is not stored`);
     return entry;
   }

@@ -40,13 +40,13 @@ export async function contractValidatorsAtGenesis(genesis: Record<string, unknow
   await world.startNode('probe');
   const node = world.get('probe').node;
   if (!node) throw new Error('the genesis does not start a node');
-  const genesisBlock = node.chain.canonicalAt(0)!.block;
+  const genesisBlock = node.blockAt(0)!.block;
   const lists = new Map<Hex, Hex[]>();
   try {
     for (const address of contracts) {
-      const code = await node.engine.getCode(genesisBlock.header.stateRoot, address);
+      const code = await node.code(genesisBlock.header.stateRoot, address);
       if (code.length === 0) throw new Error(`validator contract ${address} has no code in the genesis alloc, so its validators are not known before the chain runs`);
-      const result = await node.engine.call(genesisBlock.header.stateRoot, genesisBlock.header, address, GET_VALIDATORS);
+      const result = await node.call(genesisBlock.header.stateRoot, genesisBlock.header, address, GET_VALIDATORS);
       if (result.error) throw new Error(`validator contract ${address}: getValidators() failed on the genesis state: ${result.error}`);
       try {
         lists.set(address, decodeAddressList(result.returnValue));

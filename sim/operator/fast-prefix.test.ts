@@ -47,17 +47,17 @@ test('the copies between two changes are the blocks the node itself builds (Lond
   store.history = history.view(399);
   const node = await startScratchNode({ genesis: rules, key: deterministicKey('test', 0), store, db, bugs: NO_BUGS });
   try {
-    t.is(node.chain.head().number, 399);
+    t.is(node.head().number, 399);
     for (const n of [2, 200, 399]) {
-      const parent = node.chain.canonicalAt(n - 1)!;
+      const parent = node.blockAt(n - 1)!;
       const own = await node.buildProposalBlock({ parent, round: 0, timestampSeconds: history.timestampAt(n), coinbase: history.coinbaseAt(n), transactions: [] });
       t.is(bytesToHex(onchainBlockHash(own.block.header)), history.hashAt(n), `block ${n}`);
       t.is(bytesToHex(onchainBlockHash(history.blockAt(n, node.common).header)), history.hashAt(n));
     }
     // The chain reads the history through its store: by number and by hash, and nothing above it.
-    t.is(node.chain.get(history.hashAt(150))!.number, 150);
-    t.is(node.chain.canonicalAt(150)!.block.header.timestamp, BigInt(history.timestampAt(150)));
-    t.false(node.chain.has(history.hashAt(400)));
+    t.is(node.blockByHash(history.hashAt(150))!.number, 150);
+    t.is(node.blockAt(150)!.block.header.timestamp, BigInt(history.timestampAt(150)));
+    t.is(node.blockByHash(history.hashAt(400)), undefined);
   } finally {
     node.stop();
   }

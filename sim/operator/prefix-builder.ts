@@ -109,8 +109,8 @@ class Builder {
         `the old genesis changes the state at every block (a block reward, or a system contract): its history is built block by block, at most ${MAX_BUILT_BLOCKS} blocks, not the ${this.o.height} before --at-block; give --at-block below ${MAX_BUILT_BLOCKS}`,
       );
     }
-    const parent = this.node.chain.canonicalAt(n - 1)!;
-    const validators = await this.node.validators.forChildOf(parent);
+    const parent = this.node.blockAt(n - 1)!;
+    const validators = await this.node.validatorsAfter(parent);
     const proposer = selectProposer(validators, parent.coinbase, 0);
     const proposed = await this.node.buildProposalBlock({ parent, round: 0, timestampSeconds: this.timestampOf(n), coinbase: proposer, transactions: [] });
     const [header, ...body] = proposed.block.raw() as [Uint8Array[], ...unknown[]];
@@ -121,7 +121,7 @@ class Builder {
     const hash = this.history.append(this.templateId, validators.indexOf(proposer), this.timestampOf(n));
     const expected = onchainBlockHash(proposed.block.header);
     if (!equalBytes(hash, expected)) throw new Error(`history block ${n}: hash ${bytesToHex(hash)} is not the built block's ${bytesToHex(expected)}`);
-    this.node.engine.pin(header[STATE_ROOT]!);
+    this.node.pinState(header[STATE_ROOT]!);
   }
 }
 
@@ -132,7 +132,7 @@ export async function buildPrefix(o: PrefixBuild): Promise<BuiltPrefix> {
   store.history = history;
   const node = await startScratchNode({ genesis: o.genesis, key: o.keys[0]!, store, db: o.db, bugs: o.bugs });
   try {
-    history.setGenesisHash(node.chain.genesis.hash);
+    history.setGenesisHash(node.genesisBlock().hash);
     const builder = new Builder(o, node, history, new Map(o.keys.map((k) => [k.address, k])));
     for (let n = 1; n <= o.height; n++) await builder.next(n);
     return { history, built: builder.built };

@@ -162,7 +162,7 @@ class Validation {
         this.verdict.height = n;
         n++;
       } while (n <= this.history.height && !this.copyAt(n - 1));
-      return { next: n, validators: await node.validators.forChildOf(node.chain.head()) };
+      return { next: n, validators: await node.validatorsAfter(node.head()) };
     } finally {
       node.stop();
     }

@@ -47,7 +47,7 @@ function capitalize(name: string): string {
 }
 
 export function adminMethods(api: NodeApi): RpcMethodSpec[] {
-  const directory = () => api.node.runtime.transport as unknown as PeerDirectory;
+  const directory = (): PeerDirectory => api.peerDirectory;
   const modify = (op: 'addPeer' | 'removePeer') => (params: unknown[]) => {
     if (paramLength(params) !== 1) throw rpcError('INVALID_PARAM_COUNT');
     const enode = parseEnode(params[0]);
@@ -75,7 +75,7 @@ export function adminMethods(api: NodeApi): RpcMethodSpec[] {
             eth: {
               config: api.node.config.genesis.config,
               difficulty: Number(head.td),
-              genesis: api.node.chain.genesis.hash,
+              genesis: api.node.genesisBlock().hash,
               head: head.hash,
               network: Number(api.networkId),
             },
@@ -117,30 +117,14 @@ export function minerMethods(api: NodeApi): RpcMethodSpec[] {
     {
       name: 'miner_start',
       group: 'MINER',
-      handler: () => {
-        // BftMiningCoordinator.enable(): RUNNING or IDLE stay; PAUSED -> IDLE; STOPPED -> false
-        const s = node.miningState;
-        if (s === 'RUNNING' || s === 'IDLE') return true;
-        if (s === 'PAUSED') {
-          node.miningState = 'IDLE';
-          return true;
-        }
-        return false;
-      },
+      // BftMiningCoordinator.enable(): RUNNING or IDLE stay; PAUSED -> IDLE; STOPPED -> false
+      handler: () => node.startMining(),
     },
     {
       name: 'miner_stop',
       group: 'MINER',
-      handler: () => {
-        // BftMiningCoordinator.disable(): PAUSED stays; IDLE or RUNNING -> PAUSED; STOPPED -> false
-        const s = node.miningState;
-        if (s === 'PAUSED') return true;
-        if (s === 'IDLE' || s === 'RUNNING') {
-          node.miningState = 'PAUSED';
-          return true;
-        }
-        return false;
-      },
+      // BftMiningCoordinator.disable(): PAUSED stays; IDLE or RUNNING -> PAUSED; STOPPED -> false
+      handler: () => node.stopMining(),
     },
   ];
 }

@@ -23,7 +23,7 @@ test('registered methods answer through the dispatcher, groups enable them', asy
   t.is(revert.error.message, 'Execution reverted (nope)');
   t.regex(revert.error.data, /^0x08c379a0/);
   const block = JSON.parse((await send({ jsonrpc: '2.0', id: 5, method: 'eth_getBlockByNumber', params: ['latest', true] }))!);
-  t.is(block.result.hash, c.node.chain.head().hash);
+  t.is(block.result.hash, c.node.head().hash);
 
   const all = new Dispatcher({ registry, enabledApis: new Set(['ETH', 'NET', 'WEB3', 'QBFT', 'ADMIN', 'TXPOOL', 'DEBUG', 'MINER']), maxBatchSize: 1024, transport: 'http' });
   const votes = await all.handleText(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'qbft_getPendingVotes', params: [] }), { transport: 'http' });

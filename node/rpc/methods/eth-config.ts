@@ -103,7 +103,7 @@ function forkConfig(api: NodeApi, fork: Milestone): Record<string, unknown> {
     activationTime: fork.value,
     blobSchedule: blobScheduleOf(api, fork),
     chainId: `0x${genesis.chainId.toString(16)}`,
-    forkId: forkIdAt(genesis, api.node.chain.genesis.hash, fork),
+    forkId: forkIdAt(genesis, api.node.genesisBlock().hash, fork),
     precompiles,
   };
   if (cancun && genesis.consensus === 'ethash') config.systemContracts = systemContractsOf(genesis, fork);
@@ -131,7 +131,7 @@ export function ethConfigMethods(api: NodeApi): RpcMethodSpec[] {
       handler: () => {
         const all = milestones(api.node.config.genesis);
         const nextNumber = api.headNumber() + 1;
-        const nowSeconds = Math.floor(api.node.runtime.clock.nowMs() / 1000);
+        const nowSeconds = Math.floor(api.node.clock.nowMs() / 1000);
         const active = all.filter((m) => (m.by === 'block' ? m.value <= nextNumber : m.value <= nowSeconds));
         const current = active[active.length - 1];
         const next = all.find((m) => m.by === 'time' && m.value > nowSeconds);

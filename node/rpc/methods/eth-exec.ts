@@ -153,7 +153,7 @@ async function gasLimitUpperBound(api: NodeApi, req: CallRequest, block: SimBloc
   if (req.from !== undefined && (req.strict ?? true)) {
     const maxGasPrice = req.maxFeePerGas ?? req.gasPrice ?? 0n;
     if (maxGasPrice !== 0n) {
-      const account = await api.node.engine.getAccount(block.stateRoot, req.from);
+      const account = await api.node.account(block.stateRoot, req.from);
       const balance = account?.balance ?? 0n;
       if (balance === 0n) return 0n;
       const forGas = req.value !== undefined ? (balance > req.value ? balance - req.value : 0n) : balance;

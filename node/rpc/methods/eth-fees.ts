@@ -105,7 +105,7 @@ export function ethFeeMethods(api: NodeApi): RpcMethodSpec[] {
         if (nextEntry) nextBaseFee = nextEntry.block.header.baseFeePerGas ?? 0n;
         else if (entries.length > 0) {
           const lastHeader = entries[entries.length - 1].block.header;
-          nextBaseFee = api.node.engine.nextBaseFee(lastHeader, lastHeader.number + 1n, lastHeader.timestamp) ?? 0n;
+          nextBaseFee = api.node.nextBaseFee(lastHeader, lastHeader.number + 1n, lastHeader.timestamp) ?? 0n;
         }
         const blobFees = entries.map(blobFeeOf);
         if (entries.length > 0) {

@@ -23,7 +23,7 @@ export function ethMiscMethods(api: NodeApi): RpcMethodSpec[] {
       },
     },
     { name: 'eth_accounts', group: 'ETH', handler: () => [] },
-    { name: 'eth_mining', group: 'ETH', handler: () => api.node.miningState === 'RUNNING' },
+    { name: 'eth_mining', group: 'ETH', handler: () => api.node.miningState() === 'RUNNING' },
     { name: 'eth_protocolVersion', group: 'ETH', handler: () => qty(ETH_VERSION) },
   ];
 }

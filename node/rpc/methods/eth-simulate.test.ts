@@ -46,7 +46,7 @@ test.serial('bad parameters answer Besu\'s errors', async (t) => {
 });
 
 test.serial('BlockSimulationParameter.validate and fillBlockStateCalls errors', async (t) => {
-  const head = BigInt(c.node.chain.head().number);
+  const head = BigInt(c.node.head().number);
   t.deepEqual(await simulate([{ blockStateCalls: new Array(257).fill({}) }, 'latest']), { error: { code: -38026, message: 'Too many block calls' } });
   t.deepEqual(await simulate([{ blockStateCalls: [{ blockOverrides: { number: hex(head + 5n) } }, { blockOverrides: { number: hex(head + 3n) } }] }, 'latest']), {
     error: { code: -38020, message: 'Block numbers are not ascending' },
@@ -80,7 +80,7 @@ test('fillBlockStateCalls numbers and times blocks 12 s apart, filling gaps', (t
 });
 
 test.serial('a transfer: the block on the head, its receipt, and no state kept', async (t) => {
-  const head = c.node.chain.head();
+  const head = c.node.head();
   const before = await ok(c.api, 'eth_getBalance', [EMPTY, 'latest']);
   const [block] = await blocks([{ calls: [{ from: A0, to: EMPTY, value: '0x3e8' }] }]);
   t.is(block.number, hex(head.number + 1));
@@ -125,7 +125,7 @@ test.serial('a transfer: the block on the head, its receipt, and no state kept',
 });
 
 test.serial('state carries from block to block; gaps become empty blocks', async (t) => {
-  const head = c.node.chain.head().number;
+  const head = c.node.head().number;
   const result = await blocks([
     { stateOverrides: { [EMPTY]: { balance: '0x0' } }, calls: [{ from: A0, to: EMPTY, value: '0x64' }] },
     { blockOverrides: { number: hex(head + 4) }, calls: [{ from: EMPTY, to: A1, value: '0x64' }] },
@@ -188,7 +188,7 @@ test.serial('logs are placed in the block; traceTransfers reports ETH transfers 
 
 test.serial('full transactions; BLOCKHASH sees earlier simulated blocks; a moved precompile', async (t) => {
   // PUSH1 n BLOCKHASH PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN, n = the first simulated block
-  const first = c.node.chain.head().number + 1;
+  const first = c.node.head().number + 1;
   const blockhash = `0x60${first.toString(16).padStart(2, '0')}4060005260206000f3`;
   const result = await blocks(
     [

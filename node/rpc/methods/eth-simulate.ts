@@ -281,7 +281,7 @@ function rewardOf(api: NodeApi, o: SimulatedBlockOverrides): Pick<BlockStateCall
 function initialBaseFee(api: NodeApi, base: BlockHeader, blocks: FilledBlockStateCall[]): bigint {
   if (base.baseFeePerGas !== undefined) return base.baseFeePerGas;
   for (const b of blocks) {
-    const fee = api.node.engine.nextBaseFee(base, b.overrides.number, b.overrides.timestamp);
+    const fee = api.node.nextBaseFee(base, b.overrides.number, b.overrides.timestamp);
     if (fee !== undefined) return fee;
   }
   return 0n;

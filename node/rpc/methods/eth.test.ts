@@ -22,18 +22,18 @@ const ONE_TOPIC = '0x00000000000000000000000000000000000000000000000000000000000
 // ---- blocks --------------------------------------------------------------------------------------
 
 test.serial('eth_blockNumber and eth_getBlockByNumber follow node.chain (QBFT hashes)', async (t) => {
-  const head = c.node.chain.head();
+  const head = c.node.head();
   t.is(await ok(c.api, 'eth_blockNumber'), `0x${head.number.toString(16)}`);
   const latest = await ok(c.api, 'eth_getBlockByNumber', ['latest', false]);
   t.is(latest.hash, head.hash);
   t.not(latest.hash, bytesToHex(head.block.hash()), 'never ethereumjs block.hash()');
   for (const tag of ['pending', 'finalized', 'safe']) t.is((await ok(c.api, 'eth_getBlockByNumber', [tag, false])).hash, head.hash, tag);
-  t.is((await ok(c.api, 'eth_getBlockByNumber', ['earliest', false])).hash, c.node.chain.genesis.hash);
+  t.is((await ok(c.api, 'eth_getBlockByNumber', ['earliest', false])).hash, c.node.genesisBlock().hash);
   for (let n = 1; n <= head.number; n++) {
     const b = await ok(c.api, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
-    const entry = c.node.chain.canonicalAt(n)!;
+    const entry = c.node.blockAt(n)!;
     t.is(b.hash, entry.hash);
-    t.is(b.parentHash, c.node.chain.canonicalAt(n - 1)!.hash);
+    t.is(b.parentHash, c.node.blockAt(n - 1)!.hash);
     t.is(b.size, `0x${entry.block.serialize().length.toString(16)}`);
     t.is(b.totalDifficulty, `0x${entry.td.toString(16)}`);
     t.is(b.miner, entry.coinbase);
@@ -81,7 +81,7 @@ test.serial('block parameter errors are Besu\'s', async (t) => {
   t.deepEqual(await call(c.api, 'eth_getStorageAt', [A0, 'x', 'latest']), { error: { code: -32602, message: 'Invalid position params' } });
   t.deepEqual(await call(c.api, 'eth_getTransactionByHash', []), { error: { code: -32602, message: 'Invalid number of params' } });
   t.deepEqual(await call(c.api, 'eth_getTransactionByHash', ['0x0']), { error: { code: -32602, message: 'Invalid transaction hash params' } });
-  t.deepEqual(await call(c.api, 'eth_getTransactionByBlockHashAndIndex', [c.node.chain.head().hash, '0x0L']), { error: { code: -32602, message: 'Invalid transaction id params' } });
+  t.deepEqual(await call(c.api, 'eth_getTransactionByBlockHashAndIndex', [c.node.head().hash, '0x0L']), { error: { code: -32602, message: 'Invalid transaction id params' } });
   t.deepEqual(await call(c.api, 'eth_getTransactionByBlockNumberAndIndex', ['latest', 'x']), { error: { code: -32602, message: 'Invalid transaction index params' } });
   t.deepEqual(await call(c.api, 'eth_getLogs', [{ address: ['foo'] }]), { error: { code: -32602, message: 'Invalid filter params' } });
   t.deepEqual(await call(c.api, 'eth_call', [{ to: A0, input: '0x01', data: '0x02' }, 'latest']), { error: { code: -32602, message: 'Invalid call params' } });
@@ -114,7 +114,7 @@ test.serial('transactions by hash and position, receipts with Besu fields', asyn
   t.is(r.to, A1);
 
   const dyn = await ok(c.api, 'eth_getTransactionReceipt', [c.txs.dynamic]);
-  const block = c.node.chain.get(dyn.blockHash)!;
+  const block = c.node.blockByHash(dyn.blockHash)!;
   t.is(dyn.effectiveGasPrice, `0x${(block.block.header.baseFeePerGas! + 2n).toString(16)}`);
 
   const deploy = await ok(c.api, 'eth_getTransactionReceipt', [c.txs.deploy]);
@@ -126,7 +126,7 @@ test.serial('transactions by hash and position, receipts with Besu fields', asyn
 test.serial('logIndex counts across the block; cumulative gas adds up; eth_getBlockReceipts', async (t) => {
   const loc = c.node.transactionLocation(c.txs.logger)!;
   const receipts = await ok(c.api, 'eth_getBlockReceipts', [`0x${loc.blockNumber.toString(16)}`]);
-  t.is(receipts.length, c.node.chain.get(loc.blockHash)!.block.transactions.length);
+  t.is(receipts.length, c.node.blockByHash(loc.blockHash)!.block.transactions.length);
   let cumulative = 0n;
   let logIndex = 0;
   for (const [i, r] of receipts.entries()) {
@@ -136,7 +136,7 @@ test.serial('logIndex counts across the block; cumulative gas adds up; eth_getBl
     for (const log of r.logs) t.is(log.logIndex, `0x${(logIndex++).toString(16)}`);
     t.deepEqual(await ok(c.api, 'eth_getTransactionReceipt', [r.transactionHash]), r);
   }
-  t.is(BigInt(receipts[receipts.length - 1].cumulativeGasUsed), c.node.chain.get(loc.blockHash)!.block.header.gasUsed);
+  t.is(BigInt(receipts[receipts.length - 1].cumulativeGasUsed), c.node.blockByHash(loc.blockHash)!.block.header.gasUsed);
   const logger = receipts[loc.index];
   t.is(logger.logs.length, 1);
   t.deepEqual(Object.keys(logger.logs[0]), ['address', 'topics', 'data', 'blockNumber', 'transactionHash', 'transactionIndex', 'blockHash', 'blockTimestamp', 'logIndex', 'removed']);
@@ -154,7 +154,7 @@ test.serial('balances, code, storage and proofs', async (t) => {
   const genesisBalance = 10n ** 24n;
   t.is(await ok(c.api, 'eth_getBalance', [A1, 'latest']), `0x${(genesisBalance + 1000n - BigInt((await ok(c.api, 'eth_getTransactionReceipt', [c.txs.logger])).gasUsed) * BigInt((await ok(c.api, 'eth_getTransactionReceipt', [c.txs.logger])).effectiveGasPrice)).toString(16)}`);
   t.is(await ok(c.api, 'eth_getBalance', [A1, 'earliest']), `0x${genesisBalance.toString(16)}`);
-  t.is(await ok(c.api, 'eth_getBalance', [A1, { blockHash: c.node.chain.genesis.hash }]), `0x${genesisBalance.toString(16)}`);
+  t.is(await ok(c.api, 'eth_getBalance', [A1, { blockHash: c.node.genesisBlock().hash }]), `0x${genesisBalance.toString(16)}`);
   t.is(await ok(c.api, 'eth_getBalance', [`0x${'77'.repeat(20)}`, 'latest']), '0x0');
   t.is(await ok(c.api, 'eth_getCode', [c.contract, 'latest']), STORE_RUNTIME);
   t.is(await ok(c.api, 'eth_getCode', [A0, 'latest']), '0x');
@@ -171,7 +171,7 @@ test.serial('balances, code, storage and proofs', async (t) => {
   t.is(proof.storageProof[0].value, '0x2a');
   t.is(proof.storageProof[1].value, '0x0');
   // the last account-proof node holds the account: keccak of the root node is the state root
-  const head = c.node.chain.head().block.header;
+  const head = c.node.head().block.header;
   t.is(bytesToHex(keccak256(hexToBytes(proof.accountProof[0]))), bytesToHex(head.stateRoot));
   t.is(bytesToHex(keccak256(hexToBytes(proof.storageProof[0].proof[0]))), proof.storageHash);
   const missing = await ok(c.api, 'eth_getProof', [`0x${'77'.repeat(20)}`, ['0x1'], 'latest']);
@@ -231,7 +231,7 @@ test.serial('gas price, priority fee, fee history', async (t) => {
   const expected = 3n * GWEI > lower ? 3n * GWEI : lower;
   t.is(await ok(c.api, 'eth_gasPrice'), `0x${expected.toString(16)}`);
   t.is(await ok(c.api, 'eth_maxPriorityFeePerGas'), '0x2');
-  const head = c.node.chain.head().number;
+  const head = c.node.head().number;
   const fh = await ok(c.api, 'eth_feeHistory', ['0x3', 'latest', [75, 25]]);
   t.deepEqual(Object.keys(fh), ['oldestBlock', 'baseFeePerGas', 'baseFeePerBlobGas', 'gasUsedRatio', 'blobGasUsedRatio', 'reward']);
   t.is(fh.oldestBlock, `0x${(head - 2).toString(16)}`);
@@ -242,7 +242,7 @@ test.serial('gas price, priority fee, fee history', async (t) => {
   for (const r of fh.reward) t.is(r.length, 2);
   const loc = c.node.transactionLocation(c.txs.logger)!;
   const withTxs = await ok(c.api, 'eth_feeHistory', ['0x1', `0x${loc.blockNumber.toString(16)}`, [0, 100]]);
-  const entry = c.node.chain.get(loc.blockHash)!;
+  const entry = c.node.blockByHash(loc.blockHash)!;
   t.is(withTxs.gasUsedRatio[0], Number(entry.block.header.gasUsed) / Number(entry.block.header.gasLimit));
   t.true(withTxs.reward[0].every((x: string) => BigInt(x) >= 0n));
   t.deepEqual(await call(c.api, 'eth_feeHistory', ['0x0', 'latest']), { error: { code: -32602, message: 'Invalid block count params' } });
@@ -253,7 +253,7 @@ test.serial('gas price, priority fee, fee history', async (t) => {
 // ---- logs ----------------------------------------------------------------------------------------
 
 test.serial('eth_getLogs by range, by block hash, with topics', async (t) => {
-  const head = c.node.chain.head().number;
+  const head = c.node.head().number;
   const all = await ok(c.api, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: LOGGER_CONTRACT }]);
   t.is(all.length, 1);
   t.deepEqual(Object.keys(all[0]), ['logIndex', 'removed', 'blockNumber', 'blockHash', 'blockTimestamp', 'transactionHash', 'transactionIndex', 'address', 'data', 'topics']);
@@ -321,14 +321,14 @@ test.serial('filters: block, pending-transaction and log filters; uninstall; exp
   const logs = await ok(c.api, 'eth_newFilter', [{ address: LOGGER_CONTRACT }]);
   t.regex(blocks, /^0x[0-9a-f]+$/);
   t.deepEqual(await ok(c.api, 'eth_getFilterChanges', [blocks]), []);
-  const before = node.chain.head().number;
+  const before = node.head().number;
   const tx = sign1559(node, 1, { nonce: 1n, to: LOGGER_CONTRACT, gasLimit: 40_000n });
   await ok(c.api, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
   t.deepEqual(await ok(c.api, 'eth_getFilterChanges', [pending]), [bytesToHex(tx.hash())]);
   await c.world.runFor(c.world.elapsedMs() + 3_000);
-  const after = node.chain.head().number;
+  const after = node.head().number;
   const hashes = await ok(c.api, 'eth_getFilterChanges', [blocks]);
-  t.deepEqual(hashes, Array.from({ length: after - before }, (_, i) => node.chain.canonicalAt(before + 1 + i)!.hash));
+  t.deepEqual(hashes, Array.from({ length: after - before }, (_, i) => node.blockAt(before + 1 + i)!.hash));
   const changes = await ok(c.api, 'eth_getFilterChanges', [logs]);
   t.is(changes.length, 1);
   t.is(changes[0].transactionHash, bytesToHex(tx.hash()));

@@ -96,8 +96,8 @@ test('privacy group, private contract, priv_subscribe and a non-member, over JSO
 
   // A reorganization that drops the block of `set` (what the node passes on one).
   const node1 = world.get('v1').node!;
-  const entry = node1.chain.get(node1.transactionLocation(set)!.blockHash)!;
-  await node1.privacy!.onReorg({ removed: [entry], added: [] }, node1.chain.genesis.hash);
+  const entry = node1.blockByHash(node1.transactionLocation(set)!.blockHash)!;
+  await node1.privacy()!.onReorg({ removed: [entry], added: [] }, node1.genesisBlock().hash);
   const removed = c1.takeNotifications();
   t.is(removed.length, 1);
   t.is((removed[0]!.result as { removed: boolean; transactionHash: string }).removed, true);

@@ -140,7 +140,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
   let nextSubscription = 1;
   let listening = false;
 
-  const now = () => api.node.runtime.clock.nowMs();
+  const now = () => api.node.clock.nowMs();
   const expireFilters = () => {
     for (const [id, f] of filters) if (now() > f.expiresAt) filters.delete(id);
   };
@@ -162,7 +162,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
   };
 
   const privacy = (): NodePrivacy => {
-    const p = api.node.privacy;
+    const p = api.node.privacy();
     if (!p) throw privacyError('PRIVACY_NOT_ENABLED');
     if (!listening) {
       listening = true;
@@ -255,7 +255,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         if (typeof x !== 'object' || x === null || !Array.isArray(x.addresses) || (x.name !== undefined && typeof x.name !== 'string') || (x.description !== undefined && typeof x.description !== 'string'))
           throw rpcError('INVALID_PARAMS', 'Invalid create privacy group params');
         const seed = new Uint8Array(32);
-        for (let i = 0; i < 32; i++) seed[i] = api.node.runtime.random.int(256);
+        for (let i = 0; i < 32; i++) seed[i] = api.node.random.int(256);
         try {
           return p.ptm.createGroup(x.addresses as string[], (x.name as string | undefined) ?? '', (x.description as string | undefined) ?? '', seed).privacyGroupId;
         } catch (e) {
@@ -297,7 +297,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         const group = prepare(p, tx);
         if (tx.nonce < (await privateNonce(p, group, tx.sender))) throw rpcError('NONCE_TOO_LOW');
         const key = send(p, tx, group);
-        const marker = p.markerTransaction(tx, key, (a) => api.node.pool.pendingNonce(a), api.head().block.header);
+        const marker = p.markerTransaction(tx, key, (a) => api.node.poolNextNonce(a), api.head().block.header);
         return api.sendRawTransaction(marker.serialize());
       },
     },
@@ -411,7 +411,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         if (filters.size >= PRIVATE_LIMITS.filters) throw new RpcError(-32000, 'Filter limit reached');
         let id = '';
         do {
-          id = quantity(BigInt(Math.floor(api.node.runtime.random.next() * 2 ** 48)) * 65_536n + BigInt(api.node.runtime.random.int(65_536)));
+          id = quantity(BigInt(Math.floor(api.node.random.next() * 2 ** 48)) * 65_536n + BigInt(api.node.random.int(65_536)));
         } while (filters.has(id));
         filters.set(id, { id, privacyGroupId: g.privacyGroupId, filter: f, pending: [], expiresAt: now() + FILTER_EXPIRY_MS });
         return id;

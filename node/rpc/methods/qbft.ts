@@ -25,8 +25,7 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
   const node = api.node;
   /** ValidatorProvider.getVoteProviderAtHead(): present unless the head's fork is in contract mode. */
   const voteProvider = () => {
-    if (node.validators.isContractModeAt(api.headNumber())) throw rpcError('METHOD_NOT_ENABLED');
-    return node.votes;
+    if (node.isContractModeAt(api.headNumber())) throw rpcError('METHOD_NOT_ENABLED');
   };
 
   /** AbstractGetSignerMetricsMethod.resolveBlockNumber (finalized/safe: the head, as on QBFT). */
@@ -37,10 +36,10 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
       name: 'qbft_proposeValidatorVote',
       group: 'QBFT',
       handler: (params) => {
-        const votes = voteProvider();
+        voteProvider();
         const address = parseAddress(params[0], 'INVALID_ADDRESS_PARAMS');
         const add = parseBoolean(params[1], 'INVALID_VOTE_TYPE_PARAMS');
-        votes.auth(address, add);
+        node.proposeVote(address, add);
         return true;
       },
     },
@@ -48,8 +47,8 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
       name: 'qbft_discardValidatorVote',
       group: 'QBFT',
       handler: (params) => {
-        const votes = voteProvider();
-        votes.discard(parseAddress(params[0], 'INVALID_ADDRESS_PARAMS'));
+        voteProvider();
+        node.discardVote(parseAddress(params[0], 'INVALID_ADDRESS_PARAMS'));
         return true;
       },
     },
@@ -57,9 +56,9 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
       name: 'qbft_getPendingVotes',
       group: 'QBFT',
       handler: () => {
-        const votes = voteProvider();
+        voteProvider();
         const out: Record<string, boolean> = {};
-        for (const [address, add] of votes.pendingVotes()) out[address.toLowerCase()] = add;
+        for (const [address, add] of node.pendingVotes()) out[address.toLowerCase()] = add;
         return out;
       },
     },
@@ -68,9 +67,9 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
       group: 'QBFT',
       handler: async (params) => {
         const block = parseBlockParam(params[0], 'INVALID_BLOCK_PARAMS');
-        if (block.kind === 'tag' && block.tag === 'pending') return lower(await node.validators.forChildOf(api.head()));
+        if (block.kind === 'tag' && block.tag === 'pending') return lower(await node.validatorsAfter(api.head()));
         const entry = api.entryOf(block);
-        return entry ? lower(await node.validators.ofBlock(entry)) : null;
+        return entry ? lower(await node.validatorsOf(entry)) : null;
       },
     },
     {
@@ -79,7 +78,7 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
       handler: async (params) => {
         const hash = parseHash32(params[0], 'INVALID_BLOCK_HASH_PARAMS');
         const entry = api.byHash(hash);
-        return entry ? lower(await node.validators.ofBlock(entry)) : null;
+        return entry ? lower(await node.validatorsOf(entry)) : null;
       },
     },
     {
@@ -104,7 +103,7 @@ export function qbftMethods(api: NodeApi): RpcMethodSpec[] {
           m.count++;
           m.last = n;
           metrics.set(entry.coinbase, m);
-          if (n === to - 1n) for (const v of await node.validators.forChildOf(entry)) if (!metrics.has(v)) metrics.set(v, { count: 0, last: 0n });
+          if (n === to - 1n) for (const v of await node.validatorsAfter(entry)) if (!metrics.has(v)) metrics.set(v, { count: 0, last: 0n });
         }
         return [...metrics].map(([address, m]) => ({
           address,

@@ -117,7 +117,7 @@ export function txpoolMethods(api: NodeApi): RpcMethodSpec[] {
       handler: () => {
         const txs = api.poolTransactions();
         const local = txs.filter((t) => t.meta.local).length;
-        return { maxSize: api.node.pool.options.maxSize, localCount: local, remoteCount: txs.length - local };
+        return { maxSize: api.node.poolOptions().maxSize, localCount: local, remoteCount: txs.length - local };
       },
     },
     {
@@ -135,7 +135,7 @@ export function txpoolMethods(api: NodeApi): RpcMethodSpec[] {
         const head = api.head();
         for (const [sender, count] of [...bySender].sort(([a], [b]) => (a < b ? -1 : 1))) {
           const nonce = (await api.account(head, sender as `0x${string}`))?.nonce ?? 0n;
-          const executable = api.node.pool.pendingNonce(sender as `0x${string}`, nonce) - nonce;
+          const executable = api.node.poolNextNonce(sender as `0x${string}`, nonce) - nonce;
           pending += executable;
           queued += BigInt(count) - executable;
         }

@@ -12,7 +12,7 @@ const LOOP_FOR_EVER = '0x5b600056';
 
 function offLoopApi(cluster: Cluster, workers = 1): { api: NodeApi; simulator: WorkerSimulator } {
   const { node } = cluster;
-  const simulator = new WorkerSimulator({ genesis: node.config.genesis, store: node.engine.store, hashes: canonicalHashes(node), workers });
+  const simulator = new WorkerSimulator({ genesis: node.config.genesis, store: node.stateStore(), hashes: canonicalHashes(node), workers });
   return { api: new NodeApi(node, { clientVersion: 'qbft-lab/v0.1.0/test', simulator }), simulator };
 }
 
@@ -99,7 +99,7 @@ test('a request given up ends its work: a queued job is dropped, a running one l
 test('a full queue answers at once instead of growing', async (t) => {
   const from = BESU_TEST_ACCOUNTS[0].address;
   const { node } = cluster;
-  const simulator = new WorkerSimulator({ genesis: node.config.genesis, store: node.engine.store, hashes: canonicalHashes(node), workers: 1, maxQueuedJobs: 2 });
+  const simulator = new WorkerSimulator({ genesis: node.config.genesis, store: node.stateStore(), hashes: canonicalHashes(node), workers: 1, maxQueuedJobs: 2 });
   const methods = allMethods(new NodeApi(node, { simulator }));
   try {
     const budget = requestBudget(0);

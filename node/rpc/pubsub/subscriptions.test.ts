@@ -33,7 +33,7 @@ async function call(methods: RpcMethodSpec[], name: string, params: unknown[], c
 
 test('methods: eth_subscribe / eth_unsubscribe, ETH, connectionOnly', async (t) => {
   const { api } = await startCluster();
-  const m = new SubscriptionManager(api, () => api.node.runtime.random.next());
+  const m = new SubscriptionManager(api, () => api.node.random.next());
   const specs = m.methods();
   t.deepEqual(specs.map((s) => [s.name, s.group, s.connectionOnly]), [
     ['eth_subscribe', 'ETH', true],
@@ -53,7 +53,7 @@ test('methods: eth_subscribe / eth_unsubscribe, ETH, connectionOnly', async (t) 
 
 test('newHeads: one notification per added block, in order, Besu block shape; unsubscribe rules', async (t) => {
   const { api, world } = await startCluster();
-  const m = new SubscriptionManager(api, () => api.node.runtime.random.next());
+  const m = new SubscriptionManager(api, () => api.node.random.next());
   const specs = m.methods();
   const a = conn('a');
   const b = conn('b');
@@ -102,7 +102,7 @@ test('newHeads: one notification per added block, in order, Besu block shape; un
 
 test('logs, pending transactions: logger call notifies matching subscriptions only', async (t) => {
   const { api, world, node } = await startCluster();
-  const m = new SubscriptionManager(api, () => api.node.runtime.random.next());
+  const m = new SubscriptionManager(api, () => api.node.random.next());
   const specs = m.methods();
   const a = conn('a');
   const logsId = (await call(specs, 'eth_subscribe', ['logs', { address: LOGGER_CONTRACT }], a.ctx)) as { result: string };
@@ -137,7 +137,7 @@ test('logs, pending transactions: logger call notifies matching subscriptions on
 
 test("logs of a reorganization's removed blocks: again with removed: true, newest first (Besu's BlockAddedEvent order), in subscriptions and filters", async (t) => {
   const { api, world, node } = await startCluster();
-  const m = new SubscriptionManager(api, () => api.node.runtime.random.next());
+  const m = new SubscriptionManager(api, () => api.node.random.next());
   const a = conn('a');
   const logsId = ((await call(m.methods(), 'eth_subscribe', ['logs', { address: LOGGER_CONTRACT }], a.ctx)) as { result: string }).result;
   const filterId = await ok(api, 'eth_newFilter', [{ address: LOGGER_CONTRACT }]);
@@ -156,7 +156,7 @@ test("logs of a reorganization's removed blocks: again with removed: true, newes
   t.deepEqual(await ok(api, 'eth_getFilterChanges', [filterId]), added);
 
   // What the node's listeners get when these blocks leave the canonical chain (highest first).
-  const removed = [...new Set(added.map((l) => l.blockHash as string))].reverse().map((h) => node.chain.get(h as `0x${string}`)!);
+  const removed = [...new Set(added.map((l) => l.blockHash as string))].reverse().map((h) => node.blockByHash(h as `0x${string}`)!);
   (m as unknown as { onHead(removed: unknown[], added: unknown[]): void }).onHead(removed, []);
   api.filters.onNewHead(removed, []);
   await m.idle();
@@ -169,7 +169,7 @@ test("logs of a reorganization's removed blocks: again with removed: true, newes
 
 test('limits: per connection and in total', async (t) => {
   const { api } = await startCluster();
-  const m = new SubscriptionManager(api, () => api.node.runtime.random.next(), { maxPerConnection: 2, maxTotal: 3 });
+  const m = new SubscriptionManager(api, () => api.node.random.next(), { maxPerConnection: 2, maxTotal: 3 });
   const specs = m.methods();
   const a = conn('a');
   const b = conn('b');
@@ -186,7 +186,7 @@ test('limits: per connection and in total', async (t) => {
 
 test('random ids: 64-bit hex quantities from the injected source', async (t) => {
   const { api } = await startCluster();
-  const m = new SubscriptionManager(api, () => api.node.runtime.random.next(), { randomIds: true });
+  const m = new SubscriptionManager(api, () => api.node.random.next(), { randomIds: true });
   const a = conn('a');
   const ids = new Set<string>();
   for (let i = 0; i < 5; i++) ids.add((await call(m.methods(), 'eth_subscribe', ['newHeads'], a.ctx) as { result: string }).result);

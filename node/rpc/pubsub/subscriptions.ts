@@ -84,16 +84,9 @@ export class SubscriptionManager {
     this.randomIds = opts.randomIds ?? false;
     this.lastSync = api.syncStatus();
     const node = api.node;
-    const listener = {
-      onHead: (_head: ChainEntry, reorg: { removed: ChainEntry[]; added: ChainEntry[] }) => this.onHead(reorg.removed, reorg.added),
-    };
-    node.listeners.push(listener);
-    this.detach.push(() => {
-      const i = node.listeners.indexOf(listener);
-      if (i >= 0) node.listeners.splice(i, 1);
-    });
-    this.detach.push(node.pool.on('added', (tx) => this.onPending('newPendingTransactions', tx)));
-    this.detach.push(node.pool.on('dropped', (tx) => this.onPending('droppedPendingTransactions', tx)));
+    this.detach.push(node.onNewHead((_head, reorg) => this.onHead(reorg.removed, reorg.added)));
+    this.detach.push(node.onPoolTransaction('added', (tx) => this.onPending('newPendingTransactions', tx)));
+    this.detach.push(node.onPoolTransaction('dropped', (tx) => this.onPending('droppedPendingTransactions', tx)));
   }
 
   methods(): RpcMethodSpec[] {
