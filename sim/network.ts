@@ -228,6 +228,8 @@ export class VirtualNetwork {
   private groups = new Map<PeerId, number>();
   /** Who may hold a connection to whom (sim/topology.ts); undefined: a full mesh. */
   private topology: Topology | undefined;
+  /** reachableFrom's answers until connectivity next changes (a node multicasts hundreds of times a block). */
+  private readonly reachable = new Map<PeerId, readonly PeerId[]>();
   private readonly maxInFlightPerLink: number;
   private readonly maxMessageBytes: number;
   private readonly copyBytes: boolean;
@@ -281,7 +283,7 @@ export class VirtualNetwork {
       localId: id,
       peers(): PeerId[] {
         if (endpoint.gen !== gen || !endpoint.up) return [];
-        return net.reachableFrom(id);
+        return net.reachableFrom(id).slice();
       },
       send(to: PeerId, message: WireMessage): void {
         net.send(endpoint, gen, to, message);
@@ -433,7 +435,13 @@ export class VirtualNetwork {
 
   // ---------------------------------------------------------------------------------------------
 
-  private reachableFrom(id: PeerId): PeerId[] {
+  private reachableFrom(id: PeerId): readonly PeerId[] {
+    let cached = this.reachable.get(id);
+    if (cached === undefined) this.reachable.set(id, (cached = this.computeReachable(id)));
+    return cached;
+  }
+
+  private computeReachable(id: PeerId): PeerId[] {
     const out: PeerId[] = [];
     const g = this.groups.get(id) ?? -1;
     for (const other of this.sortedIds) {
@@ -462,6 +470,7 @@ export class VirtualNetwork {
   private changeConnectivity(mutate: () => void): void {
     const before = this.connectedPairs();
     mutate();
+    this.reachable.clear();
     const after = this.connectedPairs();
     const down: Array<[Endpoint, number, PeerId]> = [];
     const upList: Array<[Endpoint, number, PeerId]> = [];

@@ -3,10 +3,13 @@ import test from 'ava';
 import { runScenario } from './scenario-runner.ts';
 import type { World } from './world.ts';
 
+/** The node's private parts, reached past its view: a test plants and probes here. */
 interface NodeInternals {
-  createBlock(req: { height: number; round: number; timestampSeconds: number }): Promise<{ rlp: Uint8Array }>;
-  validateProposedBlock(rlp: Uint8Array, height: number): Promise<unknown>;
-  runtime: { clock: { nowMs(): number } };
+  parts: {
+    producer: { createBlock(req: { height: number; round: number; timestampSeconds: number }): Promise<{ rlp: Uint8Array }> };
+    proposals: { validateProposedBlock(rlp: Uint8Array, height: number): Promise<unknown> };
+  };
+  clock: { nowMs(): number };
 }
 
 test('a block rejected for a timestamp ahead of the clock is accepted once the clock gets there', async (t) => {
@@ -25,11 +28,11 @@ test('a block rejected for a timestamp ahead of the clock is accepted once the c
       onWorld: (world: World) => {
         const v0 = () => world.get('v0').node as unknown as NodeInternals;
         world.at(1_000, 'judge-early', async () => {
-          const nowSeconds = Math.floor(v0().runtime.clock.nowMs() / 1000);
-          rlp = (await v0().createBlock({ height: 1, round: 0, timestampSeconds: nowSeconds + 5 })).rlp;
-          verdicts.push((await v0().validateProposedBlock(rlp, 1)) !== undefined);
+          const nowSeconds = Math.floor(v0().clock.nowMs() / 1000);
+          rlp = (await v0().parts.producer.createBlock({ height: 1, round: 0, timestampSeconds: nowSeconds + 5 })).rlp;
+          verdicts.push((await v0().parts.proposals.validateProposedBlock(rlp, 1)) !== undefined);
         });
-        world.at(7_000, 'judge-later', async () => void verdicts.push((await v0().validateProposedBlock(rlp!, 1)) !== undefined));
+        world.at(7_000, 'judge-later', async () => void verdicts.push((await v0().parts.proposals.validateProposedBlock(rlp!, 1)) !== undefined));
       },
     },
   );

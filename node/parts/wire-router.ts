@@ -8,6 +8,15 @@ import type { QbftService } from '../consensus/qbft-service.ts';
 import type { BlockSync } from '../p2p/block-sync.ts';
 import type { PeerId, Runtime, WireMessage } from '../runtime/ports.ts';
 
+/** A height's validator list as a set, made once per list (a list is fixed for its height). */
+const validatorSets = new WeakMap<readonly Hex[], ReadonlySet<string>>();
+
+function validatorSet(validators: readonly Hex[]): ReadonlySet<string> {
+  let set = validatorSets.get(validators);
+  if (set === undefined) validatorSets.set(validators, (set = new Set(validators)));
+  return set;
+}
+
 export class WireRouter {
   private stopped = false;
   qbft!: QbftService;
@@ -50,10 +59,11 @@ export class WireRouter {
   multicastToValidators(message: WireMessage, except: PeerId[], validators: readonly Hex[]): void {
     const { transport } = this.runtime;
     if (!transport.addressOfPeer) return this.multicast(message, except);
+    const isValidator = validatorSet(validators);
     for (const peer of transport.peers()) {
       if (except.includes(peer)) continue;
       const address = transport.addressOfPeer(peer)?.toLowerCase();
-      if (address !== undefined && validators.includes(address as Hex)) transport.send(peer, message);
+      if (address !== undefined && isValidator.has(address)) transport.send(peer, message);
     }
   }
 
