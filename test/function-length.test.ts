@@ -17,7 +17,6 @@ const LONG_FUNCTIONS: ReadonlyArray<{ file: string; name: string; reason: string
   { file: 'node/rpc/graphql/resolvers.ts', name: 'buildResolvers', reason: "the resolver table of Besu's GraphQL schema, type by type, over helpers sharing one NodeApi" },
   { file: 'node/rpc/methods/priv.ts', name: 'privMethods', reason: 'the priv_ method table: every spec shares the filters and subscriptions held in this closure' },
   { file: 'node/rpc/methods/trace.ts', name: 'traceMethods', reason: 'the trace_ method table: every spec shares the block replay and range limit held in this closure' },
-  { file: 'node/rpc/methods/support/simulator.ts', name: 'TransactionSimulator.simulateLocked', reason: 'the RPC EVM runner moves to node/execution/ with one call type (issue 24 item 4)' },
   { file: 'node/rpc/transports/http.ts', name: 'startHttpRpc', reason: HTTP_STACK },
   { file: 'node/rpc/transports/http1-fast.ts', name: 'installFastFrontEnd', reason: HTTP_STACK },
   { file: 'sim/scenario-runner.ts', name: 'runScenario', reason: 'runScenario is being split into a step table and an expectation table (issue 24 item 3)' },
