@@ -22,8 +22,10 @@
  *   per second from the first send to the last inclusion (target: at least 400), with each
  *   block's count and the nodes' CPU per transfer (this process's, or the node processes' summed
  *   from /proc). The rate moves with the machine's load: compare nodeCpuMsPerTransfer across runs.
+ * - `http-stacks`: the same requests through each HTTP stack of the endpoint, in the same run
+ *   (bench-http-stacks.ts): the hand-written HTTP/1.1 front end, node:http, and hono.
  *
- * Flags: --quick (shorter runs), --ganache PATH, --only http|ws|transfers (repeatable),
+ * Flags: --quick (shorter runs), --ganache PATH, --only http|stacks|ws|transfers (repeatable),
  * --target single-validator|4-validator-network|4-validator-processes (repeatable).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -31,7 +33,6 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
@@ -44,15 +45,17 @@ import { LiveLog } from '../node/runtime/live-log.ts';
 import { bytesToHex, type Hex } from '../node/crypto/bytes.ts';
 import { buildSimGenesis, LOGGER_CONTRACT } from '../sim/genesis-builder.ts';
 import { BESU_TEST_ACCOUNTS, deterministicKey, validatorKeys, type NodeKey } from '../sim/keys.ts';
+import { autocannonRound, requestBody, round2, summarize, type Figure, type LoadRound } from './bench-load.ts';
+import { httpStackFigures } from './bench-http-stacks.ts';
 
-export type Figure = Record<string, unknown>;
+export type { Figure };
 
 export interface RpcBenchOptions {
   quick?: boolean;
   emit: (figure: Figure) => void;
   /** ganache's CLI, for the same-machine eth_blockNumber comparison. */
   ganache?: string;
-  /** Parts to run (default all): 'http', 'ws', 'transfers'. */
+  /** Parts to run (default all): 'http', 'stacks', 'ws', 'transfers'. */
   only?: ReadonlySet<string>;
   /** Targets to run (default all): 'single-validator', '4-validator-network', '4-validator-processes'. */
   targets?: ReadonlySet<string>;
@@ -63,15 +66,9 @@ export const GANACHE_REFERENCE_RPS = 43_000;
 export const TRANSFER_TARGET_PER_SECOND = 400;
 
 const here = dirname(fileURLToPath(import.meta.url));
-const autocannonCli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 const wallNow = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const percentile = (sorted: number[], p: number): number => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 /** Progress on stderr (stdout carries only the figures). */
 const progress = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
 
@@ -265,57 +262,6 @@ async function fundSenders(target: Target, count: number): Promise<NodeKey[]> {
 
 // ---- rpc-http -----------------------------------------------------------------------------------
 
-interface LoadRound {
-  requestsPerSecond: number;
-  total: number;
-  p50LatencyMs: number;
-  p99LatencyMs: number;
-  errors: number;
-  non2xx: number;
-  /** CPU of this process per request (undefined for an outside server). */
-  serverCpuUsPerRequest?: number;
-}
-
-/** One autocannon run in a child process. */
-async function autocannonRound(port: number, body: string, seconds: number, connections: number, measureCpu: boolean): Promise<LoadRound> {
-  const cpu0 = process.cpuUsage();
-  const child = spawn(process.execPath, [autocannonCli, '-j', '-c', String(connections), '-d', String(seconds), '-m', 'POST', '-H', 'content-type=application/json', '-b', body, `http://127.0.0.1:${port}/`], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', () => resolve());
-    child.once('error', reject);
-  });
-  const cpu = process.cpuUsage(cpu0);
-  const r = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number };
-  const round: LoadRound = { requestsPerSecond: Math.round(r.requests.average), total: r.requests.total, p50LatencyMs: r.latency.p50, p99LatencyMs: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
-  if (measureCpu && r.requests.total > 0) round.serverCpuUsPerRequest = round2((cpu.user + cpu.system) / r.requests.total);
-  return round;
-}
-
-function summarize(rounds: LoadRound[]): Figure {
-  const rps = rounds.map((r) => r.requestsPerSecond);
-  const cpu = rounds.map((r) => r.serverCpuUsPerRequest).filter((x): x is number => x !== undefined);
-  const out: Figure = {
-    requestsPerSecond: Math.round(median(rps)),
-    maxRequestsPerSecond: Math.max(...rps),
-    rounds: rps,
-    p50LatencyMs: median(rounds.map((r) => r.p50LatencyMs)),
-    p99LatencyMs: median(rounds.map((r) => r.p99LatencyMs)),
-    errors: rounds.reduce((n, r) => n + r.errors, 0),
-    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
-  };
-  if (cpu.length > 0) {
-    out.serverCpuUsPerRequest = round2(median(cpu));
-    out.capacityPerCore = Math.round(1e6 / median(cpu));
-  }
-  return out;
-}
-
-const requestBody = (method: string, params: unknown[]): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-
 async function httpFigures(target: Target, o: RpcBenchOptions, ganachePort?: number): Promise<void> {
   const seconds = o.quick ? 2 : 4;
   const rounds = o.quick ? 1 : 3;
@@ -328,14 +274,14 @@ async function httpFigures(target: Target, o: RpcBenchOptions, ganachePort?: num
   for (const [method, params] of methods) {
     const body = requestBody(method, params);
     progress(`rpc-http ${method} on ${target.name}`);
-    await autocannonRound(target.httpPort, body, 1, connections, false); // warm-up
+    await autocannonRound(target.httpPort, body, { seconds: 1, connections, measureCpu: false }); // warm-up
     const ours: LoadRound[] = [];
     const theirs: LoadRound[] = [];
     const compare = ganachePort !== undefined && method === 'eth_blockNumber';
-    if (compare) await autocannonRound(ganachePort, body, 1, connections, false);
+    if (compare) await autocannonRound(ganachePort, body, { seconds: 1, connections, measureCpu: false });
     for (let i = 0; i < rounds; i++) {
-      ours.push(await autocannonRound(target.httpPort, body, seconds, connections, true));
-      if (compare) theirs.push(await autocannonRound(ganachePort, body, seconds, connections, false));
+      ours.push(await autocannonRound(target.httpPort, body, { seconds, connections, measureCpu: true }));
+      if (compare) theirs.push(await autocannonRound(ganachePort, body, { seconds, connections, measureCpu: false }));
     }
     const figure: Figure = { figure: 'rpc-http', target: target.name, method, connections, seconds, loadTool: 'autocannon (child process)', ...summarize(ours) };
     if (method === 'eth_blockNumber') figure.targetRequestsPerSecond = GANACHE_REFERENCE_RPS;
@@ -552,11 +498,13 @@ export async function runRpcBench(o: RpcBenchOptions): Promise<void> {
     for (const [name, start] of starts) {
       const inProcess = start !== startFourValidatorProcesses;
       if (!inProcess && !wants('transfers')) continue;
+      if (name !== 'single-validator' && !wants('http') && !wants('ws') && !wants('transfers')) continue;
       if (o.targets !== undefined && o.targets.size > 0 && !o.targets.has(name)) continue;
       const target = await start();
       try {
         await sleep(1500); // a block or two
         if (wants('http') && inProcess) await httpFigures(target, o, target.nodes.length === 1 ? ganache?.port : undefined);
+        if (wants('stacks') && target.name === 'single-validator') await httpStackFigures(target.nodes[0]!, target.httpPort, o.quick ?? false, o.emit, progress);
         if (wants('ws') || wants('transfers')) {
           const senders = await fundSenders(target, 30);
           if (wants('ws') && inProcess) await wsFanout(target, o, senders);

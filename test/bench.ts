@@ -10,7 +10,7 @@
  * qbft-lab command in its own process, with its goal and peak RSS.
  *
  * Flags: --quick (shorter runs), --sim-only, --rpc-only, --goals-only, --startup-only (only the start-up
- * figure), and bench-rpc.ts's --ganache PATH and --only http|ws|transfers.
+ * figure), and bench-rpc.ts's --ganache PATH and --only http|stacks|ws|transfers.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

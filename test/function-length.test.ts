@@ -10,16 +10,12 @@ import { findLongFunctions, formatLongFunction, MAX_FUNCTION_LINES, type LongFun
 
 const SCANNED_FOLDERS = ['node', 'sim', 'reports'];
 
-const HTTP_STACK = "one HTTP stack's server, its handlers sharing the connection state held in this closure; issue 24 item 4 keeps one HTTP stack of the three";
-
 /** The functions allowed to be long, each with why. An entry whose function is no longer long (or gone) fails the test. */
 const LONG_FUNCTIONS: ReadonlyArray<{ file: string; name: string; reason: string }> = [
   { file: 'node/rpc/graphql/resolvers.ts', name: 'buildResolvers', reason: "the resolver table of Besu's GraphQL schema, type by type, over helpers sharing one NodeApi" },
   { file: 'node/rpc/methods/priv.ts', name: 'privMethods', reason: 'the priv_ method table: every spec shares the filters and subscriptions held in this closure' },
   { file: 'node/rpc/methods/trace.ts', name: 'traceMethods', reason: 'the trace_ method table: every spec shares the block replay and range limit held in this closure' },
-  { file: 'node/rpc/methods/support/simulator.ts', name: 'TransactionSimulator.simulateLocked', reason: 'the RPC EVM runner moves to node/execution/ with one call type (issue 24 item 4)' },
-  { file: 'node/rpc/transports/http.ts', name: 'startHttpRpc', reason: HTTP_STACK },
-  { file: 'node/rpc/transports/http1-fast.ts', name: 'installFastFrontEnd', reason: HTTP_STACK },
+  { file: 'node/rpc/transports/http1-fast.ts', name: 'installFastFrontEnd', reason: "the fast HTTP/1.1 front end's server, its handlers sharing the connection state held in this closure" },
 ];
 
 const isScanned = (name: string) => /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts');

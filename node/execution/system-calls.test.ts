@@ -17,6 +17,8 @@ import { createGenesisBlock } from '../chain/genesis-state.ts';
 import { writeGenesisState } from '../chain/genesis-state.ts';
 import { ExecutionEngine, type ExecutionError } from './engine.ts';
 import { depositRequests, requestsHash } from './system-calls.ts';
+import { TransactionSimulator } from './calls/transaction-simulator.ts';
+import { replayOneBlock } from './calls/replay.ts';
 import { FUNDED_KEY, PROPOSER, buildRequest, contractCall, testGenesisJson } from './test-fixtures.ts';
 
 const HIVE_GENESIS = JSON.parse(readFileSync(new URL('../../test/vectors/execution-apis/genesis.json', import.meta.url), 'utf8')) as { alloc: Record<string, { code?: string; balance: string }> };
@@ -111,7 +113,6 @@ test('EIP-7685: requestsHash leaves out empty requests and hashes the rest in or
 });
 
 test('a trace replay of a non-BFT Prague block makes the block\'s system calls first: a call reading the history contract sees the parent hash', async (t) => {
-  const { TransactionSimulator, replayOneBlock } = await import('../rpc/methods/support/simulator.ts');
   const a = await ethashPragueChain([HISTORY, WITHDRAWALS, CONSOLIDATIONS]);
   // EIP-2935's get: 32 bytes of block number in, that block's hash out (block 0 is the parent of block 1).
   const read = contractCall(a.common, FUNDED_KEY, 0n, `0x${HISTORY}`, new Uint8Array(32), 100_000n);

@@ -34,10 +34,11 @@ import type { LogWithMeta, ReceiptWithMeta } from './formatters/receipt.ts';
 import type { BlockParam, BlockParamOrHash } from './params.ts';
 import { topicsMatch } from './params.ts';
 import { FilterManager, FILTER_EXPIRY_MS, type LogQuery } from './methods/support/filters.ts';
-import { TransactionSimulator, type SimBlock, type SimulatorPort } from './methods/support/simulator.ts';
+import type { CallBlockContext } from '../execution/calls/call-types.ts';
+import { TransactionSimulator, type SimulatorPort } from '../execution/calls/transaction-simulator.ts';
 import { checkPoint, NEVER_PAUSE, type Pause } from './off-loop/pause.ts';
 import { Mutex } from '../collections/mutex.ts';
-import { commonAt } from './methods/support/blob-fees.ts';
+import { commonAt } from '../execution/blob-fees.ts';
 import type { PeerDirectory } from './methods/admin-miner.ts';
 
 export interface NodeApiOptions {
@@ -425,7 +426,7 @@ export class NodeApi {
     return this.node.schedule.paramsAt(number).miningBeneficiary ?? coinbase;
   }
 
-  simBlockOf(entry: ChainEntry): SimBlock {
+  callBlockOf(entry: ChainEntry): CallBlockContext {
     const h = entry.block.header;
     return {
       stateRoot: h.stateRoot,
@@ -442,7 +443,7 @@ export class NodeApi {
   }
 
   /** TransactionSimulator.simulatePendingBlockHeader: the head's child, on the head's state. */
-  pendingSimBlock(): SimBlock {
+  pendingCallBlock(): CallBlockContext {
     const head = this.head();
     const h = head.block.header;
     const number = head.number + 1;

@@ -187,12 +187,12 @@ test('parseCallObject: Besu CallParameter members, input/data', (t) => {
   t.is(c.maxFeePerGas, 16n);
   t.is(c.maxPriorityFeePerGas, 0n);
   t.is(c.value, 10n ** 18n);
-  t.deepEqual(c.input, Uint8Array.from([0x60, 0xfe]));
+  t.deepEqual(c.data, Uint8Array.from([0x60, 0xfe]));
   t.is(c.nonce, 3n);
   t.is(c.chainId, 1337n);
   t.deepEqual(c.accessList, [{ address: '0x0000000000000000000000000000000000000002', storageKeys: ['0x' + '0'.repeat(62) + '01'] }]);
-  t.deepEqual(parseCallObject({ input: '0x01' }).input, Uint8Array.from([1]));
-  t.deepEqual(parseCallObject({ input: '0x01', data: '0x01' }).input, Uint8Array.from([1]));
+  t.deepEqual(parseCallObject({ input: '0x01' }).data, Uint8Array.from([1]));
+  t.deepEqual(parseCallObject({ input: '0x01', data: '0x01' }).data, Uint8Array.from([1]));
   t.deepEqual(parseCallObject({ to: null, data: null }), {});
   t.is(parseCallObject({ gas: '0xffffffffffffffff' }).gas, (1n << 63n) - 1n); // capped at Long.MAX_VALUE
   rejects(t, () => parseCallObject({ input: '0x01', data: '0x02' }), 'INVALID_CALL_PARAMS');

@@ -39,6 +39,7 @@
  */
 import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 import { rpcError, type RpcErrorTypeName } from './errors.ts';
+import type { AccessListEntry, Authorization, CallRequest } from '../execution/calls/call-types.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Low-level helpers
@@ -305,32 +306,7 @@ function asBoolean(v: unknown): boolean {
 }
 
 // ------------------------------------------------------------------------------------------------
-// eth_call / eth_estimateGas object
-
-export interface AccessListEntryParam {
-  address: Hex;
-  storageKeys: Hex[];
-}
-
-export interface CallObject {
-  from?: Hex;
-  to?: Hex;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  maxFeePerBlobGas?: bigint;
-  value?: bigint;
-  /** The payload: `input`, or `data` when `input` is absent. */
-  input?: Uint8Array;
-  nonce?: bigint;
-  chainId?: bigint;
-  accessList?: AccessListEntryParam[];
-  blobVersionedHashes?: Hex[];
-  /** EIP-7702 authorizations (chainId, address, nonce, yParity or v, r, s). */
-  authorizationList?: AuthorizationParam[];
-  strict?: boolean;
-}
+// eth_call / eth_estimateGas object: execution's one call type (execution/calls/call-types.ts)
 
 /** UInt64 lenient hex capped at Long.MAX_VALUE (OptionalUnsignedLongDeserializer). */
 function parseCappedUInt64(x: unknown, type: RpcErrorTypeName): bigint {
@@ -350,19 +326,10 @@ function parseBytes32Padded(x: unknown, type: RpcErrorTypeName): Hex {
   return `0x${h}`;
 }
 
-export interface AuthorizationParam {
-  chainId: bigint;
-  address: Hex;
-  nonce: bigint;
-  yParity: number;
-  r: bigint;
-  s: bigint;
-}
-
 /** At most this many tuples in one call object (a transaction this large would not fit a block). */
 const MAX_AUTHORIZATIONS = 4096;
 
-function parseAuthorizationList(x: unknown, type: RpcErrorTypeName): AuthorizationParam[] {
+function parseAuthorizationList(x: unknown, type: RpcErrorTypeName): Authorization[] {
   if (!Array.isArray(x) || x.length > MAX_AUTHORIZATIONS) fail(type);
   return x.map((entry) => {
     if (!isPlainObject(entry)) fail(type);
@@ -386,7 +353,7 @@ function parseAuthorizationList(x: unknown, type: RpcErrorTypeName): Authorizati
   });
 }
 
-function parseAccessList(x: unknown, type: RpcErrorTypeName): AccessListEntryParam[] {
+function parseAccessList(x: unknown, type: RpcErrorTypeName): AccessListEntry[] {
   if (!Array.isArray(x)) fail(type);
   return x.map((e) => {
     if (!isPlainObject(e)) fail(type);
@@ -403,9 +370,9 @@ function parseAccessList(x: unknown, type: RpcErrorTypeName): AccessListEntryPar
  * Numeric fields must be hex strings. Throws `type` (INVALID_CALL_PARAMS) on anything invalid,
  * including `input` and `data` both present and different.
  */
-export function parseCallObject(x: unknown, type: RpcErrorTypeName = 'INVALID_CALL_PARAMS'): CallObject {
+export function parseCallObject(x: unknown, type: RpcErrorTypeName = 'INVALID_CALL_PARAMS'): CallRequest {
   if (!isPlainObject(x)) fail(type);
-  const out: CallObject = {};
+  const out: CallRequest = {};
   const opt = <T>(key: string, parse: (v: unknown, t: RpcErrorTypeName) => T): T | undefined => {
     const v = member(x, key);
     return v === undefined || v === null ? undefined : parse(v, type);
@@ -434,7 +401,7 @@ export function parseCallObject(x: unknown, type: RpcErrorTypeName = 'INVALID_CA
   const data = opt('data', parseData);
   if (input !== undefined && data !== undefined && bytesToHex(input) !== bytesToHex(data)) fail(type);
   const payload = input ?? data;
-  if (payload !== undefined) out.input = payload;
+  if (payload !== undefined) out.data = payload;
   const accessList = opt('accessList', parseAccessList);
   if (accessList !== undefined) out.accessList = accessList;
   const blobs = opt('blobVersionedHashes', (v, t) => {

@@ -55,7 +55,7 @@ import { TX_POOL_RPC_ERRORS, type TxPoolError } from '../../execution/tx-pool.ts
 import { RpcError } from '../errors.ts';
 import type { LogWithMeta, ReceiptWithMeta } from '../formatters/receipt.ts';
 import { accessListResult } from '../formatters/transaction.ts';
-import { CALL_PARAMS, type CallRequest, type SimBlock } from '../methods/support/simulator.ts';
+import { CALL_PARAMS, type CallBlockContext, type CallRequest } from '../../execution/calls/call-types.ts';
 import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 import type { NodeApi } from '../node-api.ts';
 import type { TopicFilter } from '../params.ts';
@@ -222,7 +222,7 @@ export function buildResolvers(api: NodeApi): Record<string, Record<string, Reso
     t.entry && t.index !== undefined ? (await api.receipts(t.entry))[t.index] : undefined;
 
   /** TransactionSimulator.process with transactionSimulatorAllowExceedingBalance on `block`. */
-  async function simulate(block: SimBlock, data: Args): Promise<CallOutcome | undefined> {
+  async function simulate(block: CallBlockContext, data: Args): Promise<CallOutcome | undefined> {
     const req: CallRequest = {
       from: data.from ?? undefined,
       to: data.to ?? undefined,
@@ -247,7 +247,7 @@ export function buildResolvers(api: NodeApi): Record<string, Record<string, Reso
   }
   const simulateOn = (b: BlockSrc, data: Args) => {
     if (b.kind !== 'block' || !api.stateAvailable(b.entry)) return Promise.resolve(undefined);
-    return simulate(api.simBlockOf(b.entry), data);
+    return simulate(api.callBlockOf(b.entry), data);
   };
 
   const blockHeaderFields: Record<string, Resolver> = {

@@ -1,6 +1,6 @@
 /**
  * debug_traceTransaction, debug_traceBlockByNumber, debug_traceBlockByHash with the opcode tracer
- * (the default: struct logs, support/struct-logger.ts) or the call tracer
+ * (the default: struct logs, execution/tracers/struct-logger.ts) or the call tracer
  * (besu: ethereum/api/.../internal/methods/DebugTraceTransaction.java, DebugTraceBlockByNumber.java,
  * DebugTraceBlockByHash.java, results/CallTracerResult.java, CallTracerResultConverter.java,
  * CallTracerErrorHandler.java, results/DebugTraceTransactionResult.java; snapshot 3fd224e2).
@@ -21,8 +21,9 @@ import { RpcError, decodeRevertReason, rpcError, rpcErrorWithReason } from '../e
 import type { NodeApi } from '../node-api.ts';
 import { parseBlockParam, parseHash32 } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { formatCallFrame, replayOneBlock } from './support/simulator.ts';
-import { TraceTooLargeError, type StructLogOptions } from './support/struct-logger.ts';
+import { replayOneBlock } from '../../execution/calls/replay.ts';
+import { TraceTooLargeError, type StructLogOptions } from '../../execution/tracers/struct-logger.ts';
+import { formatCallFrame } from '../formatters/call-frame.ts';
 
 const KNOWN_TRACERS = new Set(['', 'callTracer', 'flatCallTracer', 'prestateTracer', '4byteTracer']);
 

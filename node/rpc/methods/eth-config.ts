@@ -22,7 +22,7 @@ import { forkIdAtHead, forkScheduleOf } from '../../p2p/fork-id.ts';
 import { BLOCK_FORK_KEYS, TIME_FORK_KEYS, type Genesis } from '../../chain/genesis.ts';
 import type { NodeApi } from '../node-api.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { maxBlobGasOf, withBlockParams } from './support/blob-fees.ts';
+import { maxBlobGasOf, withBlockParams } from '../../execution/blob-fees.ts';
 import { CONSOLIDATION_REQUEST_ADDRESS, HISTORY_STORAGE_ADDRESS, MAINNET_DEPOSIT_CONTRACT, WITHDRAWAL_REQUEST_ADDRESS } from '../../execution/system-calls.ts';
 
 interface Milestone {

@@ -26,34 +26,14 @@ import {
   parseData,
   parseQuantity,
   type BlockParam,
-  type CallObject,
 } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
 import { RequestAbandonedError } from '../off-loop/request-budget.ts';
-import { CALL_PARAMS, PrecompileOverrideError, type CallRequest, type SimBlock, type SimOutcome, type StateOverride, type ValidationParams } from './support/simulator.ts';
+import { CALL_PARAMS, type CallBlockContext, type CallOutcome, type CallRequest, type ValidationParams } from '../../execution/calls/call-types.ts';
+import { PrecompileOverrideError, type StateOverride } from '../../execution/calls/state-override.ts';
 
 const MIN_TX_COST = 21_000n;
 const CALL_STIPEND = 2_300n;
-
-export function toCallRequest(c: CallObject): CallRequest {
-  return {
-    from: c.from,
-    to: c.to,
-    gas: c.gas,
-    gasPrice: c.gasPrice,
-    maxFeePerGas: c.maxFeePerGas,
-    maxPriorityFeePerGas: c.maxPriorityFeePerGas,
-    maxFeePerBlobGas: c.maxFeePerBlobGas,
-    blobVersionedHashes: c.blobVersionedHashes,
-    value: c.value,
-    data: c.input,
-    nonce: c.nonce,
-    accessList: c.accessList,
-    authorizationList: c.authorizationList,
-    strict: c.strict,
-    chainId: c.chainId,
-  };
-}
 
 /** A JSON number or a quantity string, for the override `nonce`. */
 function overrideNonce(x: unknown): bigint {
@@ -93,26 +73,26 @@ export function parseStateOverrides(x: unknown): StateOverride[] | undefined {
 }
 
 /** AbstractEstimateGas.errorResponse / EthCall.errorResponse for a failed simulation. */
-export function simulationError(outcome: SimOutcome): RpcError {
+export function simulationError(outcome: CallOutcome): RpcError {
   if (outcome.kind === 'invalid') return transactionInvalidError(outcome.reason, outcome.message);
   if (outcome.revertData !== undefined) return revertError(data(outcome.revertData));
   if (outcome.halt !== undefined) return rpcErrorWithReason('EXECUTION_HALTED', outcome.halt);
   return rpcError('INTERNAL_ERROR');
 }
 
-function isSuccess(o: SimOutcome | undefined): o is Extract<SimOutcome, { kind: 'executed' }> {
+function isSuccess(o: CallOutcome | undefined): o is Extract<CallOutcome, { kind: 'executed' }> {
   return o !== undefined && o.kind === 'executed' && o.success;
 }
 
 /** Runs the simulator, mapping an unexpected failure to Besu's Optional.empty() (INTERNAL_ERROR). */
 async function run(
   api: NodeApi,
-  block: SimBlock,
+  block: CallBlockContext,
   req: CallRequest,
   gas: bigint,
   params: ValidationParams,
   extra: { overrides?: StateOverride[]; accessList?: boolean } = {},
-): Promise<SimOutcome | undefined> {
+): Promise<CallOutcome | undefined> {
   try {
     return await api.simulator.simulate(block, req, gas, { params, chainId: api.chainId, ...extra });
   } catch (err) {
@@ -126,7 +106,7 @@ async function run(
 const OSAKA_TX_GAS_LIMIT_CAP = 16_777_216n;
 
 /** The most gas one transaction may have in `block`: its gas limit, and from Osaka on at most 2^24 (Besu: min(txGasLimitCap, block gas limit)). */
-function txGasLimitOf(api: NodeApi, block: SimBlock): bigint {
+function txGasLimitOf(api: NodeApi, block: CallBlockContext): bigint {
   const capped = api.isActivatedAt(7825, block.number, block.timestamp);
   return capped && block.gasLimit > OSAKA_TX_GAS_LIMIT_CAP ? OSAKA_TX_GAS_LIMIT_CAP : block.gasLimit;
 }
@@ -139,16 +119,16 @@ function simulationGas(api: NodeApi, req: CallRequest, txGasLimit: bigint): bigi
 }
 
 /** The block an estimate runs in: pending (default) or a canonical block (AbstractEstimateGas). */
-function estimateBlock(api: NodeApi, param: BlockParam): SimBlock {
-  if (param.kind === 'tag' && param.tag === 'pending') return api.pendingSimBlock();
+function estimateBlock(api: NodeApi, param: BlockParam): CallBlockContext {
+  if (param.kind === 'tag' && param.tag === 'pending') return api.pendingCallBlock();
   const entry = api.entryOf(param);
   if (!entry) throw rpcError('BLOCK_NOT_FOUND');
   if (!api.stateAvailable(entry)) throw rpcError('WORLD_STATE_UNAVAILABLE');
-  return api.simBlockOf(entry);
+  return api.callBlockOf(entry);
 }
 
 /** AbstractEstimateGas.calculateGasLimitUpperBound. */
-async function gasLimitUpperBound(api: NodeApi, req: CallRequest, block: SimBlock): Promise<bigint> {
+async function gasLimitUpperBound(api: NodeApi, req: CallRequest, block: CallBlockContext): Promise<bigint> {
   const maxTxGasLimit = txGasLimitOf(api, block);
   if (req.from !== undefined && (req.strict ?? true)) {
     const maxGasPrice = req.maxFeePerGas ?? req.gasPrice ?? 0n;
@@ -182,9 +162,9 @@ function callParams(req: CallRequest, baseFee: bigint | undefined): ValidationPa
 export function ethExecMethods(api: NodeApi): RpcMethodSpec[] {
   const isTransfer = (req: CallRequest) => req.data === undefined || req.data.length === 0;
 
-  async function estimate(params: unknown[]): Promise<{ block: SimBlock; req: CallRequest; upper: bigint; overrides?: StateOverride[] }> {
+  async function estimate(params: unknown[]): Promise<{ block: CallBlockContext; req: CallRequest; upper: bigint; overrides?: StateOverride[] }> {
     const blockParam = optional(params[1], (v) => parseBlockParam(v, 'INVALID_BLOCK_PARAMS')) ?? { kind: 'tag', tag: 'pending' };
-    const req = toCallRequest(parseCallObject(params[0], 'INVALID_CALL_PARAMS'));
+    const req = parseCallObject(params[0], 'INVALID_CALL_PARAMS');
     const block = estimateBlock(api, blockParam);
     const overrides = parseStateOverrides(params[2]);
     const upper = await gasLimitUpperBound(api, req, block);
@@ -199,10 +179,10 @@ export function ethExecMethods(api: NodeApi): RpcMethodSpec[] {
       handler: async (params) => {
         const entry = api.resolveBlockOrHash(parseBlockParamOrHash(params[1], 'INVALID_BLOCK_PARAMS'));
         if (!entry) return null;
-        const req = toCallRequest(parseCallObject(params[0], 'INVALID_CALL_PARAMS'));
+        const req = parseCallObject(params[0], 'INVALID_CALL_PARAMS');
         const overrides = parseStateOverrides(params[2]);
         if (!api.stateAvailable(entry)) throw rpcError('INTERNAL_ERROR');
-        const block = api.simBlockOf(entry);
+        const block = api.callBlockOf(entry);
         const outcome = await run(api, block, req, simulationGas(api, req, txGasLimitOf(api, block)), callParams(req, block.baseFee), { overrides });
         if (!outcome) throw rpcError('INTERNAL_ERROR');
         if (isSuccess(outcome)) return data(outcome.output);

@@ -19,7 +19,7 @@ import { effectivePriorityFeePerGas } from '../formatters/transaction.ts';
 import type { NodeApi } from '../node-api.ts';
 import { optional, parseBlockParam, parseUnsignedInt } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { ForkCommons, blobBaseFeeOf, maxBlobGasOf, nextBlobBaseFee } from './support/blob-fees.ts';
+import { ForkCommons, blobBaseFeeOf, maxBlobGasOf, nextBlobBaseFee } from '../../execution/blob-fees.ts';
 
 function parsePercentiles(x: unknown): number[] {
   if (!Array.isArray(x)) throw rpcError('INVALID_REWARD_PERCENTILES_PARAMS');

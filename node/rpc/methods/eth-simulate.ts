@@ -13,8 +13,8 @@
  *   timestamps given out of order -38020 / -38021, a moved account that is no precompile -32000.
  * - BlockStateCalls.fillBlockStateCalls numbers and times the blocks (gaps become empty blocks,
  *   12 s apart) and fails past base + 256 (-38026) or when a block does not follow (-38020, -38021).
- * - The blocks then run (block-simulator.ts); a call that fails validation ends the request with
- *   its BlockStateCallError code (-38010..-38015, -32603) and the validator's message.
+ * - The blocks then run (execution/calls/block-simulator.ts); a call that fails validation ends
+ *   the request with its BlockStateCallError code (-38010..-38015, -32603) and the validator's message.
  * - Result: per block, Besu's BlockResult (no totalDifficulty) plus `calls`: status, returnData,
  *   gasUsed, maxUsedGas, logs, and `error` (revert: code 3 with the data; halt: -32015).
  */
@@ -30,11 +30,12 @@ import { data, qty } from '../formatters/hex.ts';
 import type { NodeApi } from '../node-api.ts';
 import { parseAddress, parseBlockParamOrHash, parseBoolean, parseCallObject, parseData, parseHash32, parseQuantity, parseUnsignedLong } from '../params.ts';
 import type { RpcMethodSpec } from '../registry.ts';
-import { toCallRequest, parseStateOverrides } from './eth-exec.ts';
-import { commonAt } from './support/blob-fees.ts';
-import type { BlockStateCall, SimulateBlocksRequest, SimulatedBlock, SimulatedBlockOverrides, SimulatedCallResult } from './support/block-simulator.ts';
-import { SIMULATION_ERRORS } from './support/simulated-call.ts';
-import type { CallRequest, StateOverride } from './support/simulator.ts';
+import { parseStateOverrides } from './eth-exec.ts';
+import { commonAt } from '../../execution/blob-fees.ts';
+import type { BlockStateCall, SimulateBlocksRequest, SimulatedBlock, SimulatedBlockOverrides, SimulatedCallResult } from '../../execution/calls/block-simulator.ts';
+import { SIMULATION_ERRORS } from '../../execution/calls/simulated-call.ts';
+import type { CallRequest } from '../../execution/calls/call-types.ts';
+import type { StateOverride } from '../../execution/calls/state-override.ts';
 
 /** BlockSimulationParameter.MAX_BLOCK_CALL_SIZE and BlockStateCalls.MAX_BLOCK_CALL_SIZE. */
 const MAX_BLOCK_CALLS = 256;
@@ -125,7 +126,7 @@ function parseBlockOverrides(x: unknown): GivenOverrides {
 function parseSimulatedCall(x: unknown): CallRequest {
   if (!isObject(x)) throw invalidParams();
   const call = x.input !== undefined && x.data !== undefined && JSON.stringify(x.input) !== JSON.stringify(x.data) ? { ...x, data: undefined } : x;
-  return toCallRequest(field(call, (v) => parseCallObject(v))!);
+  return field(call, (v) => parseCallObject(v))!;
 }
 
 /** JsonBlockStateCallParameter (unknown members ignored). */

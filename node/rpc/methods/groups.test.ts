@@ -230,8 +230,8 @@ test.serial('nested calls appear in the call tree', async (t) => {
   const target = `0x${'99'.repeat(20)}` as const;
   const out = await call(c.api, 'eth_call', [{ to: target }, 'latest', { [target]: { code } }]);
   t.deepEqual(out, { result: '0x' });
-  const simBlock = c.api.simBlockOf(c.node.head());
-  const sim = await c.api.simulator.simulate(simBlock, { to: target as `0x${string}` }, 100_000n, {
+  const callBlock = c.api.callBlockOf(c.node.head());
+  const sim = await c.api.simulator.simulate(callBlock, { to: target as `0x${string}` }, 100_000n, {
     params: { allowFutureNonce: true, allowExceedingBalance: true, allowUnderpriced: false },
     chainId: 1337n,
     callTracer: true,

@@ -386,7 +386,7 @@ export function privMethods(api: NodeApi): RpcMethodSpec[] {
         const at = groupRootAt(p, g, params[2]);
         if (!at) throw rpcError('INVALID_BLOCK_PARAMS');
         const gas = call.gas ?? at.entry.block.header.gasLimit;
-        const res = await p.states.call(at.entry.block.header, at.root, call.from ?? '0x0000000000000000000000000000000000000000', call.to, call.input ?? new Uint8Array(0), gas > api.gasCap ? api.gasCap : gas);
+        const res = await p.states.call(at.entry.block.header, at.root, call.from ?? '0x0000000000000000000000000000000000000000', call.to, call.data ?? new Uint8Array(0), gas > api.gasCap ? api.gasCap : gas);
         if (res.error === 'revert') throw new RpcError(-32000, 'Execution reverted', dataHex(res.output));
         if (res.error !== undefined) throw new RpcError(-32000, `Private transaction failed (${res.error})`);
         return dataHex(res.output);

@@ -47,9 +47,9 @@ import { parseBlockParam, parseCallObject, parseFilterObject, parseHash32, requi
 import type { RpcMethodSpec } from '../registry.ts';
 import { RequestAbandonedError } from '../off-loop/request-budget.ts';
 import { checkPoint } from '../off-loop/pause.ts';
-import { toCallRequest } from './eth-exec.ts';
 import { flatTraceJson, flatTraces, rewardTraceJson, type Reward, type TraceLocation } from './support/flat-trace.ts';
-import type { CallRequest, SimBlock, TxReplay, ValidationParams } from './support/simulator.ts';
+import { CALL_PARAMS, type CallBlockContext, type CallRequest } from '../../execution/calls/call-types.ts';
+import type { TxReplay } from '../../execution/calls/replay.ts';
 import { formatStateDiff } from './support/state-diff.ts';
 
 /** Besu's --rpc-max-trace-filter-range default. */
@@ -61,9 +61,6 @@ export interface TraceMethodsOptions {
 }
 
 type TraceType = 'trace' | 'stateDiff';
-
-/** TransactionValidationParams.transactionSimulator(): no future nonce, no exceeding balance, no underpricing. */
-const STRICT_CALL: ValidationParams = { allowFutureNonce: false, allowExceedingBalance: false, allowUnderpriced: false };
 
 /** EIP-7825 (Osaka): no transaction may ask for more than 2^24 gas. */
 const OSAKA_TX_GAS_LIMIT_CAP = 16_777_216n;
@@ -178,7 +175,7 @@ export function traceMethods(api: NodeApi, opts: TraceMethodsOptions = {}): RpcM
   }
 
   /** TransactionSimulator.calculateSimulationGasCap: the call's gas (capped), else the block's limit (capped). */
-  function simulationGas(req: CallRequest, block: SimBlock): bigint {
+  function simulationGas(req: CallRequest, block: CallBlockContext): bigint {
     const cap = api.gasCap;
     if (req.gas !== undefined) return cap > 0n && req.gas > cap ? cap : req.gas;
     const osaka = api.isActivatedAt(7825, block.number, block.timestamp);
@@ -292,17 +289,17 @@ export function traceMethods(api: NodeApi, opts: TraceMethodsOptions = {}): RpcM
       group: 'TRACE',
       handler: async (params) => {
         const blockParam: BlockParam = params[2] === undefined || params[2] === null ? { kind: 'tag', tag: 'latest' } : parseBlockParam(params[2], 'INVALID_BLOCK_PARAMS');
-        const req = toCallRequest(parseCallObject(params[0], 'INVALID_CALL_PARAMS'));
+        const req = parseCallObject(params[0], 'INVALID_CALL_PARAMS');
         const types = parseTraceTypes(params[1]);
         const n = api.numberOf(blockParam);
         const entry = n < 0n ? undefined : api.byNumber(n);
         if (!entry) throw rpcError('BLOCK_NOT_FOUND');
         if (!api.stateAvailable(entry)) throw rpcError('INTERNAL_ERROR');
-        const block = api.simBlockOf(entry);
+        const block = api.callBlockOf(entry);
         let outcome;
         try {
           outcome = await api.simulator.simulate(block, req, simulationGas(req, block), {
-            params: STRICT_CALL,
+            params: CALL_PARAMS.strict,
             chainId: api.chainId,
             callTracer: true,
             stateDiff: types.has('stateDiff'),

@@ -5,9 +5,10 @@
  */
 import type { Genesis } from '../../chain/genesis.ts';
 import type { Hex } from '../../crypto/bytes.ts';
-import type { CallRequest, SimBlock, SimulateOptions, TxReplay } from '../methods/support/simulator.ts';
-import type { StructLogOptions } from '../methods/support/struct-logger.ts';
-import type { SimulateBlocksRequest } from '../methods/support/block-simulator.ts';
+import type { CallBlockContext, CallOptions, CallRequest } from '../../execution/calls/call-types.ts';
+import type { TxReplay } from '../../execution/calls/replay.ts';
+import type { StructLogOptions } from '../../execution/tracers/struct-logger.ts';
+import type { SimulateBlocksRequest } from '../../execution/calls/block-simulator.ts';
 
 export interface WorkerInit {
   /** The chain's genesis without its allocation (the worker only builds the chain's Common). */
@@ -27,7 +28,7 @@ export interface WireReplayBlock {
 }
 
 export type Job =
-  | { kind: 'simulate'; block: SimBlock; req: CallRequest; gasCap: bigint; opts: SimulateOptions }
+  | { kind: 'simulate'; block: CallBlockContext; req: CallRequest; gasLimit: bigint; opts: CallOptions }
   | { kind: 'proof'; root: Uint8Array; number: bigint; timestamp: bigint; address: Hex; slots: Uint8Array[] }
   | { kind: 'simulateBlocks'; req: SimulateBlocksRequest }
   | {

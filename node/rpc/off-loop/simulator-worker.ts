@@ -12,7 +12,8 @@ import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { createCommonFromGenesis } from '../../chain/common.ts';
 import { decodingCommon } from '../../chain/decoding-common.ts';
-import { TransactionSimulator, type ReplayBlock, type TxReplay } from '../methods/support/simulator.ts';
+import { TransactionSimulator } from '../../execution/calls/transaction-simulator.ts';
+import type { ReplayBlock, TxReplay } from '../../execution/calls/replay.ts';
 import { RemoteNodeStore } from './remote-node-store.ts';
 import type { FromWorker, Job, Question, ToWorker, WireReplayBlock, WorkerInit } from './protocol.ts';
 
@@ -45,7 +46,7 @@ function replayBlockOf(w: WireReplayBlock): ReplayBlock {
 async function run(id: number, job: Job): Promise<unknown> {
   switch (job.kind) {
     case 'simulate':
-      return simulator.simulate(job.block, job.req, job.gasCap, job.opts);
+      return simulator.simulate(job.block, job.req, job.gasLimit, job.opts);
     case 'proof':
       return simulator.proof(job.root, job.number, job.timestamp, job.address, job.slots);
     case 'simulateBlocks':

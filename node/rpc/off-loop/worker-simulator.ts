@@ -17,18 +17,12 @@ import type { Genesis } from '../../chain/genesis.ts';
 import type { Hex } from '../../crypto/bytes.ts';
 import type { TrieNodeStore } from '../../execution/state-db.ts';
 import { RpcError } from '../errors.ts';
-import {
-  PrecompileOverrideError,
-  type CallRequest,
-  type ReplayBlock,
-  type SimBlock,
-  type SimOutcome,
-  type SimulateOptions,
-  type SimulatorPort,
-  type TxReplay,
-} from '../methods/support/simulator.ts';
-import { TraceTooLargeError, type StructLogOptions } from '../methods/support/struct-logger.ts';
-import type { SimulateBlocksRequest, SimulateBlocksResult } from '../methods/support/block-simulator.ts';
+import type { CallBlockContext, CallOptions, CallOutcome, CallRequest } from '../../execution/calls/call-types.ts';
+import type { ReplayBlock, ReplayOptions, TxReplay } from '../../execution/calls/replay.ts';
+import { PrecompileOverrideError } from '../../execution/calls/state-override.ts';
+import type { SimulatorPort } from '../../execution/calls/transaction-simulator.ts';
+import type { SimulateBlocksRequest, SimulateBlocksResult } from '../../execution/calls/block-simulator.ts';
+import { TraceTooLargeError } from '../../execution/tracers/struct-logger.ts';
 import { abandonReason, requestSignal, RequestAbandonedError } from './request-budget.ts';
 import { DEFAULT_NODE_CACHE_BYTES } from './remote-node-store.ts';
 import type { FromWorker, Job, Question, ToWorker, WireError, WireReplayBlock, WorkerInit } from './protocol.ts';
@@ -106,8 +100,8 @@ export class WorkerSimulator implements SimulatorPort {
     return this.opts.store.hasRoot(root);
   }
 
-  simulate(block: SimBlock, req: CallRequest, gasCap: bigint, opts: SimulateOptions): Promise<SimOutcome> {
-    return this.submit({ kind: 'simulate', block, req, gasCap, opts }, block.stateRoot) as Promise<SimOutcome>;
+  simulate(block: CallBlockContext, req: CallRequest, gasLimit: bigint, opts: CallOptions): Promise<CallOutcome> {
+    return this.submit({ kind: 'simulate', block, req, gasLimit, opts }, block.stateRoot) as Promise<CallOutcome>;
   }
 
   proof(root: Uint8Array, number: bigint, timestamp: bigint, address: Hex, slots: Uint8Array[]) {
@@ -121,7 +115,7 @@ export class WorkerSimulator implements SimulatorPort {
   async replayBlocks(
     parentRoot: Uint8Array,
     blocks: readonly ReplayBlock[],
-    opts: Parameters<SimulatorPort['replayBlocks']>[2],
+    opts: ReplayOptions,
   ): Promise<void> {
     if (blocks.length === 0) return;
     const wire: WireReplayBlock[] = blocks.map((b) => ({

@@ -109,6 +109,34 @@ test('GET / → 201 empty; unknown path 404 (Vert.x page); wrong method 405 with
   t.is((await rpc(s, '{"jsonrpc":"2.0","id":1,"method":"x"}', { Accept: 'application/json' })).status, 200);
 });
 
+/** The status line of the answer to one raw request (the connection closes after it). */
+async function rawStatusLine(server: HttpRpcServer, head: string): Promise<string> {
+  const sock = connect(server.port, '127.0.0.1');
+  let text = '';
+  sock.on('data', (d: Buffer) => (text += d.toString('latin1')));
+  sock.on('error', () => {});
+  sock.write(`${head}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+  await new Promise<void>((resolve) => sock.once('close', () => resolve()));
+  return text.slice(0, text.indexOf('\r\n'));
+}
+
+test('other routes: HEAD as GET without the body; dot segments, percent-encoding and absolute targets name their path; a target naming none 400', async (t) => {
+  const s = await withServer(t);
+  const head = await call(s, { method: 'HEAD', path: '/liveness' });
+  t.is(head.status, 200);
+  t.is(head.headers['content-length'], String(Buffer.byteLength('{\n  "status" : "UP"\n}')));
+  t.is(head.body, '');
+  t.is((await call(s, { method: 'HEAD' })).status, 201);
+  t.is((await call(s, { method: 'HEAD', path: '/login' })).headers['allow'], 'POST');
+  for (const path of ['/x/../liveness', '/./liveness', '/livenes%73', '/%2e%2e/liveness', 'http://localhost/liveness', '/liveness#part']) t.is((await call(s, { path })).status, 200, path);
+  for (const path of ['/liveness/', '//liveness', '/%2Fliveness', '/%25zz']) t.is((await call(s, { path })).status, 404, path);
+  // the JSON-RPC route is POST / exactly; another spelling of the root is the GET route's
+  t.is((await call(s, { method: 'POST', path: '/./', body: '{}' })).headers['allow'], 'GET,POST');
+  t.is(await rawStatusLine(s, 'OPTIONS * HTTP/1.1'), 'HTTP/1.1 400 Bad Request');
+  t.is(await rawStatusLine(s, 'GET /a\\liveness HTTP/1.1'), 'HTTP/1.1 400 Bad Request');
+  t.is(await rawStatusLine(s, 'GET /liveness?a\\b HTTP/1.1'), 'HTTP/1.1 200 OK');
+});
+
 test('liveness / readiness: Besu\'s bodies, 200 or 503, query parameters passed through', async (t) => {
   const queries: unknown[] = [];
   const s = await withServer(t, {

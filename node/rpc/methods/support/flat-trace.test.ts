@@ -6,7 +6,7 @@
 import test from 'ava';
 import { hexToBytes, type Hex } from '../../../crypto/bytes.ts';
 import { flatTraceJson, flatTraces, rewardTraceJson } from './flat-trace.ts';
-import type { CallFrame, FrameDetail, TxTraceDetail } from './simulator.ts';
+import type { CallFrame, FrameDetail, TxTraceDetail } from '../../../execution/tracers/call-tracer.ts';
 
 const A = '0x00000000000000000000000000000000000000aa' as Hex;
 const B = '0x00000000000000000000000000000000000000bb' as Hex;

@@ -32,7 +32,8 @@
  */
 import { bytesToHex, type Hex } from '../../../crypto/bytes.ts';
 import { quantity } from '../../params.ts';
-import { haltDescription, type CallFrame, type FrameDetail, type TxTraceDetail } from './simulator.ts';
+import { haltDescription } from '../../../execution/calls/halt-reasons.ts';
+import type { CallFrame, FrameDetail, TxTraceDetail } from '../../../execution/tracers/call-tracer.ts';
 
 /** Where a traced transaction is (trace_block, trace_transaction, trace_filter, trace_get). */
 export interface TraceLocation {

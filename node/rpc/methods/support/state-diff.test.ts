@@ -6,7 +6,8 @@ import test from 'ava';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, createAddressFromString } from '@ethereumjs/util';
 import { hexToBytes, type Hex } from '../../../crypto/bytes.ts';
-import { formatStateDiff, StateChangeRecorder, type AccountChange } from './state-diff.ts';
+import { StateChangeRecorder, type AccountChange } from '../../../execution/tracers/state-changes.ts';
+import { formatStateDiff } from './state-diff.ts';
 
 const A = '0x00000000000000000000000000000000000000aa' as Hex;
 const B = '0x00000000000000000000000000000000000000bb' as Hex;

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { weiHumanReadable } from './simulator.ts';
+import { weiHumanReadable } from './calls/call-validation.ts';
 import { blobBaseFeeAt, commonAt, maxBlobGasOf } from './blob-fees.ts';
-import { parseGenesis } from '../../../chain/genesis.ts';
-import { createCommonFromGenesis } from '../../../chain/common.ts';
+import { parseGenesis } from '../chain/genesis.ts';
+import { createCommonFromGenesis } from '../chain/common.ts';
 
 test('the blob base fee is EIP-4844 fake_exponential(1, excess, fraction)', (t) => {
   t.is(blobBaseFeeAt(0n, 3338477n), 1n);

@@ -1,13 +1,14 @@
 import test from 'ava';
 import { RLP } from '@ethereumjs/rlp';
-import { keccak256 } from '../../../crypto/keccak.ts';
-import { bytesToHex, hexToBytes, type Hex } from '../../../crypto/bytes.ts';
-import { privateKeyToAddress, sign } from '../../../crypto/secp256k1.ts';
-import { parseCallObject } from '../../params.ts';
-import { authorityOf, type Authorization } from './code-delegation.ts';
-import { calldataFloorGas } from './simulator.ts';
-import { parseGenesis } from '../../../chain/genesis.ts';
-import { createCommonFromGenesis } from '../../../chain/common.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { bytesToHex, hexToBytes, type Hex } from '../crypto/bytes.ts';
+import { privateKeyToAddress, sign } from '../crypto/secp256k1.ts';
+import { parseCallObject } from '../rpc/params.ts';
+import { authorityOf } from './code-delegation.ts';
+import type { Authorization } from './calls/call-types.ts';
+import { calldataFloorGas } from './calls/call-validation.ts';
+import { parseGenesis } from '../chain/genesis.ts';
+import { createCommonFromGenesis } from '../chain/common.ts';
 
 const KEY = keccak256(new TextEncoder().encode('authority'));
 const DELEGATE = '0x00000000000000000000000000000000000000aa' as Hex;

@@ -24,10 +24,12 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, KECCAK256_RLP, KECCAK256_RLP_ARRAY, SHA256_NULL, bigIntToUnpaddedBytes, createAddressFromString } from '@ethereumjs/util';
 import { Bloom, type TxReceipt, type VM } from '@ethereumjs/vm';
-import { hexToBytes, type Hex } from '../../../crypto/bytes.ts';
-import { computeBaseFee, receiptsRoot, transactionsRoot } from '../../../execution/engine.ts';
-import { collectRequests, preBlockSystemCalls, requestsHash } from '../../../execution/system-calls.ts';
-import { blobBaseFeeAt } from './blob-fees.ts';
+import { hexToBytes, type Hex } from '../../crypto/bytes.ts';
+import { computeBaseFee, receiptsRoot, transactionsRoot } from '../engine.ts';
+import { collectRequests, preBlockSystemCalls, requestsHash } from '../system-calls.ts';
+import { blobBaseFeeAt } from '../blob-fees.ts';
+import type { RawLog } from '../tracers/transfer-log.ts';
+import type { CallRequest } from './call-types.ts';
 import {
   SIMULATION_ERRORS,
   SimulationError,
@@ -37,10 +39,9 @@ import {
   validateTransaction,
   type CallEnv,
   type ExecutedCall,
-  type RawLog,
   type SimulatedTransaction,
 } from './simulated-call.ts';
-import { PrecompileOverrideError, applyOverride, movePrecompiles, type CallRequest, type StateOverride } from './simulator.ts';
+import { PrecompileOverrideError, applyOverride, movePrecompiles, type StateOverride } from './state-override.ts';
 
 /** The block the simulation starts from. */
 export interface SimulationBase {

@@ -15,7 +15,7 @@
  * and the trace is refused with an error instead of growing without end.
  */
 import type { InterpreterStep } from '@ethereumjs/evm';
-import { bytesToHex } from '../../../crypto/bytes.ts';
+import { bytesToHex } from '../../crypto/bytes.ts';
 
 export interface StructLogOptions {
   stack: boolean;

@@ -10,13 +10,10 @@ import { RLP } from '@ethereumjs/rlp';
 import type { Common } from '@ethereumjs/common';
 import { Account, createAddressFromString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { hexToBytes, intToBytes, uint256ToBytes, type Hex } from '../../../crypto/bytes.ts';
-import { keccak256 } from '../../../crypto/keccak.ts';
-import { recoverAddress } from '../../../crypto/secp256k1.ts';
-import type { AuthorizationParam } from '../../params.ts';
-
-/** A tuple as the call object carries it (parsed and bounded in params.ts). */
-export type Authorization = AuthorizationParam;
+import { hexToBytes, intToBytes, uint256ToBytes, type Hex } from '../crypto/bytes.ts';
+import { keccak256 } from '../crypto/keccak.ts';
+import { recoverAddress } from '../crypto/secp256k1.ts';
+import type { Authorization } from './calls/call-types.ts';
 
 export const PER_EMPTY_ACCOUNT_COST = 25_000n;
 const PER_AUTH_BASE_COST = 12_500n;
