@@ -18,7 +18,7 @@ import { ExecutionEngine, type ExecutionEngineOptions } from './execution/engine
 import { TxPool } from './execution/tx-pool.ts';
 import { StatePersistence } from './execution/state-persistence.ts';
 import { NodePrivacy } from './privacy/node-privacy.ts';
-import { NO_BUGS } from './bugs/bug-switches.ts';
+import { hooksOf } from './bugs/hooks.ts';
 import type { QbftService } from './consensus/qbft-service.ts';
 import { VoteProposer } from './consensus/qbft/validators/vote-proposer.ts';
 import type { BlockSync } from './p2p/block-sync.ts';
@@ -88,8 +88,7 @@ async function start(config: NodeConfig, runtime: Runtime, id: NodeIdentity, job
     common: id.common,
     bft: id.bft,
     chain,
-    // plant-sync-seals: blocks that arrive over the eth protocol skip the commit-seal rule.
-    importBlock: (block) => jobs.importer.importBlock(block, { checkSeals: !id.bugs.has('plant-sync-seals') }),
+    importBlock: (block) => jobs.importer.importBlock(block, { checkSeals: !id.hooks.syncedBlocksSkipSeals }),
     onSyncing: (syncing) => jobs.follower.onSyncing(syncing),
   }));
   jobs.txIndex.followPool(pool, runtime.clock);
@@ -119,25 +118,25 @@ function identityOf(config: NodeConfig): NodeIdentity {
   const common = sharedCommonFor(config.genesis);
   const schedule = new QbftForkSchedule(config.genesis);
   const bft = config.genesis.consensus !== 'ethash';
-  return { address, common, schedule, bft, hashOf: bft ? onchainBlockHash : plainBlockHash, bugs: config.bugs ?? NO_BUGS };
+  return { address, common, schedule, bft, hashOf: bft ? onchainBlockHash : plainBlockHash, hooks: hooksOf(config.bugs) };
 }
 
 /** The jobs of the node, each given its collaborators (those created later through `late`). */
 function wireJobs(config: NodeConfig, runtime: Runtime, id: NodeIdentity, votes: VoteProposer, late: Late) {
   const { genesis } = config;
-  const { common, schedule, bft, bugs, hashOf } = id;
+  const { common, schedule, bft, hooks, hashOf } = id;
   const chain = () => late.chain!;
   const engine = () => late.engine!;
   const validators = () => late.validators!;
   const pool = () => late.pool!;
-  const rules = new HeightRules({ genesis, schedule, common, bft, bugs, clock: runtime.clock, head: () => chain().head(), engine, validators });
+  const rules = new HeightRules({ genesis, schedule, common, bft, hooks, clock: runtime.clock, head: () => chain().head(), engine, validators });
   const executor = new BlockExecutor({ hashOf, rules, engine, chain, persistence: () => late.persistence!, pool });
-  const headers = new HeaderChecker({ genesis, schedule, common, bft, bugs, headerClock: () => runtime.systemClock ?? runtime.clock, chain, engine, validators });
+  const headers = new HeaderChecker({ genesis, schedule, common, bft, hooks, headerClock: () => runtime.systemClock ?? runtime.clock, chain, engine, validators });
   const restorer = new StateRestorer({ genesis, storedHistoryCheck: config.storedHistoryCheck, store: runtime.store, log: runtime.log, rules, executor, chain, engine, persistence: () => late.persistence! });
   const txIndex = new TxIndex();
   const follower = new HeadFollower({
     bft,
-    bugs,
+    hooks,
     deliverNewChainHeads: config.deliverNewChainHeads !== false,
     log: runtime.log,
     chain,
@@ -149,13 +148,13 @@ function wireJobs(config: NodeConfig, runtime: Runtime, id: NodeIdentity, votes:
     heightContext: (head) => rules.heightContext(head),
   });
   const importer = new BlockImporter({ bft, hashOf, log: runtime.log, headers, executor, txIndex, restorer, follower, chain });
-  const proposals = new ProposalValidator({ common, bugs, reproposal: config.reproposal, log: runtime.log, headers, executor, chain });
+  const proposals = new ProposalValidator({ common, hooks, reproposal: config.reproposal, log: runtime.log, headers, executor, chain });
   const vanity = vanityFrom(config.minerExtraData ?? utf8ToBytes('qbft-lab'));
   const producer = new BlockProducer({
     address: id.address,
     common,
     schedule,
-    bugs,
+    hooks,
     reproposal: config.reproposal,
     vanity,
     votes,
@@ -192,7 +191,7 @@ function validatorSetsOf(config: NodeConfig, id: NodeIdentity, genesisBlock: Blo
     if (result.error) throw new Error(`validator contract call failed: ${result.error}`);
     return result.returnValue;
   };
-  return new ValidatorSets(id.schedule, extraDataOf(genesisBlock.header).validators, config.genesis.qbft.epochLength, (hash) => chain.get(hash), { callAt }, id.bugs);
+  return new ValidatorSets(id.schedule, extraDataOf(genesisBlock.header).validators, config.genesis.qbft.epochLength, (hash) => chain.get(hash), { callAt }, id.hooks);
 }
 
 function persistenceOf(runtime: Runtime, engine: ExecutionEngine): StatePersistence {
@@ -224,6 +223,7 @@ async function startConsensus(config: NodeConfig, runtime: Runtime, id: NodeIden
   const sync = late.sync!;
   late.qbft = router.qbft = createQbftService(config, runtime, {
     address: id.address,
+    hooks: id.hooks,
     validateBlock: (rlp, height) => jobs.proposals.validateProposedBlock(rlp, height),
     createBlock: (req) => jobs.producer.createBlock(req),
     commitBlock: (block, round, seals) => jobs.producer.commitBlock(block, round, seals),

@@ -15,7 +15,7 @@ import type { ChainEntry } from './chain/chain.ts';
 import type { QbftForkSchedule } from './chain/fork-schedule.ts';
 import { BlockHeaderValidators, type ChainHeaderInfo } from './consensus/qbft/validators/header-validator-provider.ts';
 import type { VoteTally } from './consensus/qbft/validators/vote-tally.ts';
-import { NO_BUGS, type BugSwitches } from './bugs/bug-switches.ts';
+import { CURRENT_BESU, type BesuHooks } from './bugs/hooks.ts';
 
 export const GET_VALIDATORS_SELECTOR = hexToBytes('0xb7ab4db5');
 
@@ -61,7 +61,7 @@ export class ValidatorSets {
     epochLength: number,
     private readonly lookup: (hash: Hex) => ChainEntry | undefined,
     private readonly caller: ContractCaller,
-    private readonly bugs: BugSwitches = NO_BUGS,
+    private readonly hooks: BesuHooks = CURRENT_BESU,
   ) {
     this.headerMode = new BlockHeaderValidators({
       epochLength,
@@ -81,7 +81,7 @@ export class ValidatorSets {
 
   /** The validators for the block after `parent`, sorted ascending. */
   async forChildOf(parent: ChainEntry): Promise<Hex[]> {
-    if (this.bugs.has('besu-2901')) return this.forChildOfAtParentFork(parent);
+    if (this.hooks.validatorsFromParentFork) return this.forChildOfAtParentFork(parent);
     const n = parent.number + 1;
     const params = this.schedule.paramsAt(n, parent.timestamp);
     if (params.validatorSelectionMode !== 'contract') return this.headerMode.afterBlock(headerInfo(parent));

@@ -74,7 +74,7 @@ function chainFixture(): Promise<Fixture> {
       validators: keys.map((k) => k.address).sort(),
       parentCoinbase: node.blockAt(height - 1)!.coinbase,
       maxRound: 1000,
-      bugs: new Set(),
+      enforced: () => true,
     } as ValidationContext;
     const proposer1 = expectedProposer(vctx, 1);
     return { keys, names, common, height, blockRlp, digest: blockDigest(blockRlp, common), vctx, b: keys.findIndex((k) => k.address === proposer1) };

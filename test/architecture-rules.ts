@@ -10,7 +10,9 @@
  *     imports them; those inside node/ still import nothing outside node/;
  *   - folder order inside node/ (NODE_ORDER): a module imports node/ modules of its own rank or below;
  *   - reach-through (NODE_REACH, node-reach.ts): the node's parts stay behind its composition root;
- *     the outside holds a node by its view and actions only.
+ *     the outside holds a node by its view and actions only;
+ *   - bug switches (BUG_SWITCH_HOMES): known-bug switches are named and read in node/bugs/ and
+ *     sim/bugs/ only; the rest of the node asks its hook points (node/bugs/hooks.ts).
  * What breaks these rules today and is not meant to stay is listed in KNOWN_EXCEPTIONS.
  */
 import { builtinModules } from 'node:module';
@@ -23,7 +25,7 @@ export interface SourceFile {
   source: string;
 }
 
-export type RuleId = 'layering' | 'node-surface' | 'checker-independence' | 'test-helper' | 'built-in' | 'determinism' | 'folder-order' | 'reach-through';
+export type RuleId = 'layering' | 'node-surface' | 'checker-independence' | 'test-helper' | 'built-in' | 'determinism' | 'folder-order' | 'reach-through' | 'bug-switch';
 
 export interface Violation {
   path: string;
@@ -138,7 +140,7 @@ export const NODE_ORDER: ReadonlyArray<{ rank: string; parts: ReadonlyArray<{ fi
   { rank: 'chain', parts: [{ files: /^node\/chain\//, why: 'blocks, headers, genesis, forks and the rules a header obeys' }] },
   { rank: 'execution', parts: [{ files: /^node\/execution\//, why: 'the EVM, world state and transaction pool over chain blocks' }] },
   { rank: 'privacy', parts: [{ files: /^node\/privacy\//, why: "private transactions: their own state, run on execution's EVM (Besu's privacy sits above the core)" }] },
-  { rank: 'bugs', parts: [{ files: /^node\/bugs\//, why: 'the bug switches the consensus core and the composition root read' }] },
+  { rank: 'bugs', parts: [{ files: /^node\/bugs\//, why: "the known-bug switches and Besu's behaviour at each bug hook point (hooks.ts), which the rest of the node asks" }] },
   { rank: 'consensus', parts: [{ files: /^node\/consensus\//, why: 'QBFT: proposes, validates and seals chain blocks, executes them through its ports' }] },
   { rank: 'p2p', parts: [{ files: /^node\/p2p\//, why: 'devp2p, eth and sync: carry chain blocks and consensus messages' }] },
   { rank: 'permissioning', parts: [{ files: /^node\/permissioning\//, why: "account and node allowlists: judge peers by p2p's enode addresses" }] },
@@ -264,6 +266,18 @@ export const DETERMINISM_ALLOWED: ReadonlyArray<{ path: string; tokens: readonly
     why: "drain modes 'immediate' and 'async' wait one check-phase turn for microtasks to settle; no time is read",
   },
 ];
+
+/**
+ * Where known-bug switches are named and read: node/bugs/ (the switches and the hook points built
+ * from them) and sim/bugs/ (the catalogue, versions and hunts). Elsewhere in node/ and sim/ a
+ * string that starts with a switch id (`'besu-2095'`, `plant-skip-${rule}`) is a switch read, and
+ * inside node/ the switch module (node/bugs/bug-switches.ts) is imported for its types only: the
+ * node asks its hooks, so the core reads as Besu's current behaviour.
+ */
+export const BUG_SWITCH_HOMES = /^(node|sim)\/bugs\//;
+const BUG_SWITCH_SCOPE = /^(node|sim)\//;
+const BUG_SWITCH_MODULE = 'node/bugs/bug-switches.ts';
+const SWITCH_NAME = /(['"`])((?:besu-\d|ghsa-|plant-)[^'"`\n]*)/g;
 
 /** Breaks of the intended architecture that are there today, to be fixed in their own files, not allowed by design. */
 const KIT_IN_NODE = 'a node/ test kit that builds a simulated world; to move out of node/ beside the tests that import it';
@@ -488,6 +502,22 @@ function determinismViolations(path: string, code: string): Violation[] {
   return found;
 }
 
+function bugSwitchViolations(path: string, code: string): Violation[] {
+  if (!BUG_SWITCH_SCOPE.test(path) || BUG_SWITCH_HOMES.test(path) || isTestHelper(path)) return [];
+  const found: Violation[] = [];
+  for (const m of code.matchAll(SWITCH_NAME)) {
+    found.push({ path, line: lineAt(code, m.index!), rule: 'bug-switch', subject: m[2], message: `names the bug switch ${m[2]} outside node/bugs/ and sim/bugs/: ask a hook of node/bugs/hooks.ts` });
+  }
+  if (path.startsWith('node/')) {
+    for (const ref of importsOf(code)) {
+      if (!ref.typeOnly && resolveSpecifier(path, ref.specifier) === BUG_SWITCH_MODULE) {
+        found.push({ path, line: ref.line, rule: 'bug-switch', subject: BUG_SWITCH_MODULE, message: `reads the bug switches outside node/bugs/ (import its types only): ask a hook of node/bugs/hooks.ts` });
+      }
+    }
+  }
+  return found;
+}
+
 function isKnownException(v: Violation): boolean {
   return KNOWN_EXCEPTIONS.some((e) => e.path === v.path && e.rule === v.rule && e.subject === v.subject);
 }
@@ -505,6 +535,7 @@ function checkAll(files: readonly SourceFile[]): Violation[] {
       for (const v of importViolations(path, ref)) found.push({ path, line: ref.line, ...v });
     }
     found.push(...determinismViolations(path, code));
+    found.push(...bugSwitchViolations(path, code));
   }
   for (const f of reachThroughFindings(files, NODE_REACH, resolveSpecifier)) found.push({ ...f, rule: 'reach-through' });
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));

@@ -304,3 +304,40 @@ test('outside the node, its private members and parts are not reached through a 
   // The node's own modules and tests may (tests are not scanned).
   t.deepEqual(reachOf([...nodeSurfaceFiles(), { path: 'node/parts/probe.ts', source: probe.replace('../node/node.ts', '../node.ts') }]), []);
 });
+
+// ---- bug switches: named and read in node/bugs/ and sim/bugs/ only; the node asks its hooks ------
+
+test('a bug switch read planted in the repository is caught, alone: the core asks node/bugs/hooks.ts', (t) => {
+  const planted: SourceFile[] = [
+    {
+      path: 'node/parts/planted-bug.ts',
+      source: "import type { BugSwitches } from '../bugs/bug-switches.ts';\nexport const early = (bugs: BugSwitches) => bugs.has('besu-2095');\n",
+    },
+  ];
+  t.deepEqual(brief(checkArchitecture([...repositorySources(), ...planted])), [{ path: 'node/parts/planted-bug.ts', line: 2, rule: 'bug-switch', subject: 'besu-2095' }]);
+});
+
+test('switch names in strings and template literals, and the switch module imported for more than its types, are switch reads', (t) => {
+  const source = [
+    "import { ruleEnforced, type BugSwitches } from '../../bugs/bug-switches.ts';",
+    'const a = cfg.bugs.has("ghsa-23rh");',
+    'const b = bugs.has(`plant-skip-${rule}`);',
+    "const c = ['plant-sync-seals'];",
+    "// bugs.has('besu-1734') in a comment is not code",
+    "const d = 'besu26'; const e = 'besu-version';",
+  ].join('\n');
+  t.deepEqual(check('node/consensus/qbft/x.ts', source), [
+    { path: 'node/consensus/qbft/x.ts', line: 1, rule: 'bug-switch', subject: 'node/bugs/bug-switches.ts' },
+    { path: 'node/consensus/qbft/x.ts', line: 2, rule: 'bug-switch', subject: 'ghsa-23rh' },
+    { path: 'node/consensus/qbft/x.ts', line: 3, rule: 'bug-switch', subject: 'plant-skip-${rule}' },
+    { path: 'node/consensus/qbft/x.ts', line: 4, rule: 'bug-switch', subject: 'plant-sync-seals' },
+  ]);
+  // The simulator outside sim/bugs/ names no switch either; it may hand the node an empty switch set.
+  t.deepEqual(check('sim/fuzz.ts', "const hunt = ['besu-6613'];"), [{ path: 'sim/fuzz.ts', line: 1, rule: 'bug-switch', subject: 'besu-6613' }]);
+  t.deepEqual(check('sim/harness/x.ts', "import { NO_BUGS } from '../../node/bugs/bug-switches.ts';"), []);
+  // Their homes, the types of the switch set, and the tools that name switches as a user types them.
+  t.deepEqual(check('node/bugs/hooks.ts', "import { ruleEnforced } from './bug-switches.ts';\nconst x = switches.has('besu-2095');"), []);
+  t.deepEqual(check('sim/bugs/catalogue.ts', "const id = 'besu-6613';"), []);
+  t.deepEqual(check('node/view/node-config.ts', "import type { BugSwitches } from '../bugs/bug-switches.ts';"), []);
+  t.deepEqual(check('cli/command-docs.ts', "const example = ['fuzz', '--bug', 'besu-6613'];"), []);
+});

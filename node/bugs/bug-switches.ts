@@ -2,7 +2,8 @@
  * Known-bug switches: real QBFT/IBFT bugs of Besu and GoQuorum, re-introduced on purpose so that
  * the simulator's checkers and fuzzer can be shown to find them. Every switch is off by default,
  * refused by the live node, and recorded in a simulated run's trace. The catalogue (titles, links,
- * root causes, reproducing scenarios) lives in sim/bugs/; here are only the ids the node reads.
+ * root causes, reproducing scenarios) lives in sim/bugs/; here are only the ids. The node never
+ * reads them itself: it asks the hook points that hooks.ts builds from them.
  */
 import { VALIDATION_RULES, type ValidationRule } from '../runtime/validation-rules.ts';
 
@@ -46,7 +47,7 @@ const RULE_MISSING_IN: Partial<Record<ValidationRule, BugId>> = {
   'prepare-duplicate-author': 'besu-1671',
 };
 
-/** Whether the node applies a validation rule: the one hook every rule's planted switch goes through. */
+/** Whether a validation rule is applied with these switches on (BesuHooks.ruleEnforced is built from it). */
 export function ruleEnforced(bugs: BugSwitches, rule: ValidationRule): boolean {
   if (bugs.size === 0) return true;
   const missingIn = RULE_MISSING_IN[rule];

@@ -1,6 +1,6 @@
 /** The QBFT service under hostile and unusual input: garbage, floods, duplicates, far-future heights. */
 import test from 'ava';
-import { NO_BUGS } from '../bugs/bug-switches.ts';
+import { CURRENT_BESU } from '../bugs/hooks.ts';
 import { bytesToHex, utf8ToBytes, type Hex } from '../crypto/bytes.ts';
 import type { NodeTraceEvent } from '../runtime/trace-events.ts';
 import { keccak256 } from '../crypto/keccak.ts';
@@ -22,7 +22,7 @@ function harness(limits: QbftServiceDeps['limits'] = { duplicateMessageLimit: 10
   const timers: Timers = { setTimer: (): TimerHandle => nextTimer++, cancelTimer: () => {} };
   const log: Log = { log: () => {}, trace: (e) => void traces.push(e) };
   const deps: QbftServiceDeps = {
-    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, bugs: NO_BUGS },
+    cfg: { privateKey: keys[1].privateKey, address: keys[1].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, hooks: CURRENT_BESU },
     clock: { nowMs: () => 0 },
     timers,
     log,

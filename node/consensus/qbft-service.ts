@@ -12,7 +12,6 @@ import { HeightManager, type HeldState } from './qbft/height-manager.ts';
 import { decodeMessage, encodeMessage, messageCode, roundIdOf, type QbftMessage } from './qbft/messages.ts';
 import type { NodeProposedBlock } from './proposed-block.ts';
 import { BoundedSet } from '../collections/bounded-set.ts';
-import { ruleEnforced } from '../bugs/bug-switches.ts';
 
 export interface QbftLimits {
   duplicateMessageLimit: number;
@@ -263,10 +262,8 @@ export class QbftService {
       return;
     }
     this.heightStarted = true;
-    // besu-10052: a block timer expiry queued before the new chain head of a block that arrived by
-    // sync was handled by the old height manager, with no check against the chain head.
     const previous = this.manager;
-    if (this.deps.cfg.bugs.has('besu-10052') && previous && this.blockTimer !== undefined && previous.currentRound() === undefined) {
+    if (this.deps.cfg.hooks.blockTimerBeforeNewHead && previous && this.blockTimer !== undefined && previous.currentRound() === undefined) {
       this.deps.timers.cancelTimer(this.blockTimer);
       this.blockTimer = undefined;
       await this.actOnBlockTimer(previous, previous.height, 0);
@@ -357,7 +354,7 @@ export class QbftService {
     // Replayed future messages pass here too: a block imported meanwhile makes them stale (Besu's consumeMessage).
     if (roundIdOf(message).sequence <= this.deps.headNumber()) return;
     const author = message.signed.author;
-    if (!manager.ctx.validators.includes(author) && ruleEnforced(this.deps.cfg.bugs, 'author-not-validator')) {
+    if (!manager.ctx.validators.includes(author) && this.deps.cfg.hooks.ruleEnforced('author-not-validator')) {
       this.traceNonValidator(manager, message, key);
       return;
     }
@@ -480,9 +477,7 @@ export class QbftService {
         }
         case 'commitBlock':
           await this.deps.commitBlock(action.block as NodeProposedBlock, action.round, action.seals);
-          // besu-1734: the round expiry the timer thread queued in the same step as the import ran
-          // before the new chain head, and nothing dropped it for being at or below the head.
-          if (this.deps.cfg.bugs.has('besu-1734') && manager && this.roundTimer !== undefined) {
+          if (this.deps.cfg.hooks.roundExpiryAfterImport && manager && this.roundTimer !== undefined) {
             this.deps.timers.cancelTimer(this.roundTimer);
             this.roundTimer = undefined;
             await this.actOnRoundTimer(manager, action.height, action.round);

@@ -13,7 +13,7 @@ import type { QbftForkSchedule } from '../chain/fork-schedule.ts';
 import { EXPECTED_MIX_HASH } from '../chain/header-rules.ts';
 import type { ExecutionEngine } from '../execution/engine.ts';
 import type { TxPool } from '../execution/tx-pool.ts';
-import type { BugSwitches } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import { proposedBlockFrom, type NodeProposedBlock, type Reproposal } from '../consensus/proposed-block.ts';
 import type { VoteProposer } from '../consensus/qbft/validators/vote-proposer.ts';
 import type { BlockSync } from '../p2p/block-sync.ts';
@@ -29,7 +29,7 @@ export interface BlockProducerDeps {
   address: Hex;
   common: Common;
   schedule: QbftForkSchedule;
-  bugs: BugSwitches;
+  hooks: BesuHooks;
   reproposal: Reproposal | undefined;
   /** The 32-byte extraData vanity. */
   vanity: Uint8Array;
@@ -48,8 +48,7 @@ export class BlockProducer {
   constructor(private readonly deps: BlockProducerDeps) {}
 
   async createBlock(req: BlockRequest): Promise<NodeProposedBlock> {
-    // besu-6613: every block was built with round 0 and a prepared block was re-proposed unchanged.
-    const roundZeroBlocks = this.deps.bugs.has('besu-6613');
+    const roundZeroBlocks = this.deps.hooks.blocksBuiltAtRoundZero;
     if (req.repropose) {
       if (roundZeroBlocks) return req.repropose;
       const prepared = req.repropose.block;
@@ -90,11 +89,10 @@ export class BlockProducer {
    * timestamp; reward and beneficiary at the block's own.
    */
   async buildProposalBlock(spec: ProposalBlockSpec): Promise<NodeProposedBlock> {
-    const { schedule, bugs, address } = this.deps;
+    const { schedule, hooks, address } = this.deps;
     const { parent, round, timestampSeconds, coinbase } = spec;
     const height = parent.number + 1;
     const contractMode = schedule.paramsAt(height, parent.timestamp).validatorSelectionMode === 'contract';
-    const params = schedule.paramsAt(height, timestampSeconds);
     const validatorSets = this.deps.validators();
     const validators = await validatorSets.forChildOf(parent);
     const extra: QbftExtraData = {
@@ -104,11 +102,8 @@ export class BlockProducer {
       round,
       seals: [],
     };
-    // besu-8384: before Besu PR #8387 the block creator took the mining beneficiary (for the fees
-    // and the reward, whose amount still came from the fork at the timestamp) from the BFT fork at
-    // the block's number alone, where a time-typed transition is never reached; import reads it at
-    // the block's timestamp, so the proposer's state root disagreed with everyone else's.
-    const beneficiary = (bugs.has('besu-8384') ? schedule.paramsAt(height) : params).miningBeneficiary;
+    // The fees and the reward go to the beneficiary (the reward's amount is the fork's at the timestamp).
+    const beneficiary = hooks.blockCreatorBeneficiary(schedule, height, timestampSeconds);
     const reward = this.deps.rules.rewardAt(height, timestampSeconds, coinbase);
     const { block, receipts } = await this.deps.engine().buildBlock({
       parent: parent.block,
@@ -119,7 +114,7 @@ export class BlockProducer {
       extraData: encodeExtraData(extra),
       mixHash: MIX_HASH,
       transactions: spec.transactions,
-      reward: reward && bugs.has('besu-8384') ? { ...reward, to: beneficiary ?? coinbase } : reward,
+      reward: reward && { ...reward, to: beneficiary ?? coinbase },
       feeRecipient: beneficiary,
     });
     this.deps.executor.remember(bytesToHex(onchainBlockHash(block.header)), receipts);

@@ -1,6 +1,6 @@
 /** The QBFT consensus service of a node, given the node's config and the ports it needs. */
 import type { Hex } from '../crypto/bytes.ts';
-import { NO_BUGS } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import { QbftService } from '../consensus/qbft-service.ts';
 import type { NodeProposedBlock } from '../consensus/proposed-block.ts';
 import type { PeerId, Runtime } from '../runtime/ports.ts';
@@ -10,6 +10,8 @@ const MAX_ROUND = 1_000;
 
 export interface ConsensusPorts {
   address: Hex;
+  /** The node's behaviour at Besu's bug hook points. */
+  hooks: BesuHooks;
   validateBlock(rlp: Uint8Array, height: number): Promise<NodeProposedBlock | undefined>;
   /** The node's own block creator (NodeConfig.blockCreator may wrap it). */
   createBlock(req: BlockRequest): Promise<NodeProposedBlock>;
@@ -28,7 +30,7 @@ export function createQbftService(cfg: NodeConfig, runtime: Runtime, ports: Cons
       earlyRoundChange: cfg.earlyRoundChange ?? false,
       layout: cfg.layout ?? 'besu26',
       maxRound: MAX_ROUND,
-      bugs: cfg.bugs ?? NO_BUGS,
+      hooks: ports.hooks,
       signer: cfg.signer,
     },
     clock: runtime.clock,

@@ -8,7 +8,7 @@ import type { Chain, ChainEntry, ReorgEvent } from '../chain/chain.ts';
 import type { ExecutionEngine, TxReceipt } from '../execution/engine.ts';
 import type { TxPool } from '../execution/tx-pool.ts';
 import type { NodePrivacy } from '../privacy/node-privacy.ts';
-import type { BugSwitches } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import type { HeightContext } from '../consensus/qbft/core-types.ts';
 import type { QbftService } from '../consensus/qbft-service.ts';
 import type { Log } from '../runtime/ports.ts';
@@ -16,7 +16,7 @@ import type { HeadListener } from '../view/node-view.ts';
 
 export interface HeadFollowerDeps {
   bft: boolean;
-  bugs: BugSwitches;
+  hooks: BesuHooks;
   /** False leaves new-head events to the caller (NodeConfig.deliverNewChainHeads). */
   deliverNewChainHeads: boolean;
   log: Log;
@@ -69,7 +69,7 @@ export class HeadFollower {
   }
 
   onSyncing(syncing: boolean): void {
-    if (!this.deps.bft || !this.deps.bugs.has('besu-8307')) return;
+    if (!this.deps.bft || !this.deps.hooks.consensusPausesForSync) return;
     this.consensusPausedForSync = syncing;
     if (syncing) this.deps.qbft().suspendTimers();
   }

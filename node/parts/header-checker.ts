@@ -9,13 +9,13 @@ import { bytesToHex, type Hex } from '../crypto/bytes.ts';
 import { committedSealHash, extraDataOf, onchainBlockHash } from '../chain/block-hashing.ts';
 import type { Chain, ChainEntry } from '../chain/chain.ts';
 import { checkBlobGasFields } from '../chain/blob-gas-rules.ts';
-import type { QbftForkParams, QbftForkSchedule } from '../chain/fork-schedule.ts';
+import type { QbftForkSchedule } from '../chain/fork-schedule.ts';
 import type { Genesis } from '../chain/genesis.ts';
 import { validateHeader, type HeaderFacts } from '../chain/header-rules.ts';
 import { checkOmmers } from '../chain/ommer-rules.ts';
 import { checkPowImportBlock } from '../chain/pow-import-rules.ts';
 import type { ExecutionEngine } from '../execution/engine.ts';
-import type { BugSwitches } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import { recoverAddressCached } from '../consensus/qbft/signer-cache.ts';
 import type { Clock } from '../runtime/ports.ts';
 import type { ValidatorSets } from '../validator-sets.ts';
@@ -25,7 +25,7 @@ export interface HeaderCheckerDeps {
   schedule: QbftForkSchedule;
   common: Common;
   bft: boolean;
-  bugs: BugSwitches;
+  hooks: BesuHooks;
   /** The clock a header's timestamp is judged against (the runtime's system clock when it has one). */
   headerClock(): Clock;
   chain(): Chain;
@@ -58,14 +58,14 @@ export class HeaderChecker {
   }
 
   private async headerProblem(header: Block['header'], parentEntry: ChainEntry, withSeals: boolean): Promise<string | undefined> {
-    const { schedule, bugs } = this.deps;
+    const { schedule, hooks } = this.deps;
     // The ruleset of the fork at the header's own number and timestamp (Besu: getByBlockHeader).
     const params = schedule.paramsAt(Number(header.number), Number(header.timestamp));
-    const period = bugs.has('plant-period-early') ? schedule.paramsAt(parentEntry.number, parentEntry.timestamp) : params;
+    const period = hooks.blockPeriodFromParentFork ? schedule.paramsAt(parentEntry.number, parentEntry.timestamp) : params;
     const verdict = validateHeader(headerFacts({ header }), {
       parent: headerFacts(parentEntry.block, parentEntry.hash),
       validatorsAfterParent: await this.deps.validators().forChildOf(parentEntry),
-      contractMode: bugs.has('besu-2894') ? this.forkNamesContractMode(params) : params.validatorSelectionMode === 'contract',
+      contractMode: hooks.headerRulesContractMode(params, schedule, this.deps.genesis.qbft.validatorContractAddress),
       blockPeriodSeconds: period.blockPeriodSeconds,
       blockPeriodMilliseconds: period.blockPeriodMilliseconds,
       nowSeconds: Math.floor(this.deps.headerClock().nowMs() / 1000),
@@ -81,17 +81,6 @@ export class HeaderChecker {
     return verdict.ok ? undefined : `${verdict.rule}: ${verdict.reason}`;
   }
 
-  /**
-   * besu-2894: before Besu PR #2874 the header rules of a transition's fork were those of contract
-   * mode only when that transition itself named `validatorselectionmode: contract` (the genesis
-   * fork: when it has a validator contract), not the mode in force there, so a transition that
-   * changes anything else (a block reward) put a contract-mode chain back under block-header rules.
-   */
-  private forkNamesContractMode(params: QbftForkParams): boolean {
-    const transition = this.deps.schedule.transitionAt(params.fromBlock);
-    if (transition) return transition.validatorSelectionMode === 'contract';
-    return params.fromBlock === 0 && this.deps.genesis.qbft.validatorContractAddress !== undefined;
-  }
 }
 
 function headerFacts(block: { header: Block['header'] }, hash?: Hex): HeaderFacts {

@@ -10,7 +10,7 @@ import type { QbftForkSchedule } from '../chain/fork-schedule.ts';
 import type { Genesis } from '../chain/genesis.ts';
 import { powBlockRewards } from '../chain/pow-import-rules.ts';
 import type { ExecuteOptions, ExecutionEngine, Reward, Rewards } from '../execution/engine.ts';
-import type { BugSwitches } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import type { HeightContext } from '../consensus/qbft/core-types.ts';
 import type { Clock } from '../runtime/ports.ts';
 import type { ValidatorSets } from '../validator-sets.ts';
@@ -20,7 +20,7 @@ export interface HeightRulesDeps {
   schedule: QbftForkSchedule;
   common: Common;
   bft: boolean;
-  bugs: BugSwitches;
+  hooks: BesuHooks;
   clock: Clock;
   head(): ChainEntry;
   engine(): ExecutionEngine;
@@ -65,15 +65,13 @@ export class HeightRules {
   }
 
   async heightContext(head: ChainEntry): Promise<HeightContext> {
-    const { schedule, bugs } = this.deps;
+    const { schedule, hooks } = this.deps;
     const height = head.number + 1;
     // Besu's BlockTimer: the options at (height, parent timestamp), and a longer period that a
     // time-typed transition brings within one period applies already (else the block would fail
     // the period rule, judged at the block's own timestamp).
-    const periodHeight = bugs.has('plant-period-early') ? head.number : height;
-    // besu-9681: before Besu PR #9785 the block timer read the options at the height's number
-    // alone, so a time-typed transition never reached it (nor looked one period ahead).
-    const byNumber = bugs.has('besu-9681');
+    const periodHeight = hooks.blockPeriodFromParentFork ? head.number : height;
+    const byNumber = hooks.blockTimerForkByNumber;
     const params = byNumber ? schedule.paramsAt(periodHeight) : schedule.paramsAt(periodHeight, head.timestamp);
     const blockPeriodSeconds = byNumber ? params.blockPeriodSeconds : Math.max(params.blockPeriodSeconds, schedule.paramsAt(periodHeight, head.timestamp + params.blockPeriodSeconds).blockPeriodSeconds);
     // xblockperiodmilliseconds counts from now, not from the parent's timestamp.

@@ -13,7 +13,7 @@ import type { AccountInfo, CallContext, CallResult, ExecutionEngine, TxReceipt }
 import type { AddResult, TxPool, TxPoolOptions } from '../execution/tx-pool.ts';
 import type { TrieNodeStore } from '../execution/state-db.ts';
 import type { NodePrivacy } from '../privacy/node-privacy.ts';
-import type { BugSwitches } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import type { NodeProposedBlock } from '../consensus/proposed-block.ts';
 import type { HeightContext } from '../consensus/qbft/core-types.ts';
 import type { HeldState } from '../consensus/qbft/height-manager.ts';
@@ -40,7 +40,8 @@ export interface NodeIdentity {
   schedule: QbftForkSchedule;
   bft: boolean;
   hashOf: BlockHasher;
-  bugs: BugSwitches;
+  /** Its behaviour at Besu's bug hook points, built once from its switches. */
+  hooks: BesuHooks;
 }
 
 /** Everything the composition root built, handed over once the node has started. */
@@ -74,7 +75,7 @@ export class QbftNode implements NodeView, NodeActions, ConsensusDriver {
   readonly bft: boolean;
   readonly common: Common;
   readonly schedule: QbftForkSchedule;
-  readonly bugs: BugSwitches;
+  readonly hooks: BesuHooks;
   readonly hashOf: BlockHasher;
   readonly clock: Clock;
   readonly random: Random;
@@ -89,7 +90,7 @@ export class QbftNode implements NodeView, NodeActions, ConsensusDriver {
     this.bft = identity.bft;
     this.common = identity.common;
     this.schedule = identity.schedule;
-    this.bugs = identity.bugs;
+    this.hooks = identity.hooks;
     this.hashOf = identity.hashOf;
     this.clock = runtime.clock;
     this.random = runtime.random;

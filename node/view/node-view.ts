@@ -14,7 +14,7 @@ import type { AccountInfo, CallContext, CallResult, TxReceipt } from '../executi
 import type { AddResult, TxPoolOptions } from '../execution/tx-pool.ts';
 import type { TrieNodeStore } from '../execution/state-db.ts';
 import type { NodePrivacy } from '../privacy/node-privacy.ts';
-import type { BugSwitches } from '../bugs/bug-switches.ts';
+import type { BesuHooks } from '../bugs/hooks.ts';
 import type { NodeProposedBlock } from '../consensus/proposed-block.ts';
 import type { HeightContext } from '../consensus/qbft/core-types.ts';
 import type { HeldState } from '../consensus/qbft/height-manager.ts';
@@ -78,7 +78,8 @@ export interface NodeView {
   readonly bft: boolean;
   readonly common: Common;
   readonly schedule: QbftForkSchedule;
-  readonly bugs: BugSwitches;
+  /** Its behaviour at Besu's bug hook points (node/bugs/hooks.ts): current Besu unless its config turns known-bug switches on. */
+  readonly hooks: BesuHooks;
   readonly hashOf: BlockHasher;
   /** The node's clock and random source (its runtime's): RPC reads time and draws ids from them. */
   readonly clock: Clock;

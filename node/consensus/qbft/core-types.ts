@@ -4,7 +4,7 @@
  * service turns actions into effects and effects' results back into events.
  */
 import type { Hex } from '../../crypto/bytes.ts';
-import type { BugSwitches } from '../../bugs/bug-switches.ts';
+import type { BesuHooks } from '../../bugs/hooks.ts';
 import type { ConsensusTraceEvent } from '../../runtime/trace-events.ts';
 import type {
   CommitMessage,
@@ -70,8 +70,8 @@ export interface CoreConfig {
    * not buffered, which bounds the per-height state a hostile validator can grow.
    */
   maxRound: number;
-  /** Known-bug switches (all off outside the simulator's bug corpus). */
-  bugs: BugSwitches;
+  /** Besu's behaviour at its bug hook points (node/bugs/hooks.ts; current Besu outside the simulator's bug corpus). */
+  hooks: BesuHooks;
 }
 
 export type CoreEvent =

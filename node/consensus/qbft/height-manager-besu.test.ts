@@ -6,6 +6,7 @@
 import test from 'ava';
 import { sign } from '../../crypto/secp256k1.ts';
 import type { ConsensusSigner, CoreAction } from './core-types.ts';
+import { besuHooks, CURRENT_BESU } from '../../bugs/hooks.ts';
 import { HeightManager } from './height-manager.ts';
 import type { RoundChangeMessage } from './messages.ts';
 import { block, broadcasts, commit, config, ctx, keys, of, prepare, proposal, roundChange } from './height-manager.fixtures.ts';
@@ -108,8 +109,8 @@ test('a block timer expiry for another round starts round 0 but builds nothing; 
 });
 
 test('a proposed block whose extraData carries another round than the proposal is accepted (Besu never compares them)', (t) => {
-  for (const bugs of [new Set<never>(), new Set(['besu-6613'] as const)]) {
-    const hm = new HeightManager(config(2, { bugs }), ctx());
+  for (const hooks of [CURRENT_BESU, besuHooks(new Set(['besu-6613']))]) {
+    const hm = new HeightManager(config(2, { hooks }), ctx());
     hm.start(0);
     const b = block(keys[0].address, 5);
     t.deepEqual(broadcasts(hm.handle({ type: 'proposal', nowMs: 1_000, message: proposal(0, 0, b), block: b })), ['prepare']);
@@ -166,7 +167,7 @@ test('the node validates its own proposal: one that fails is sent but neither ac
 });
 
 test('besu-6613 switch: before Besu PR #7875 the proposer prepared its own proposal even when it failed validation', (t) => {
-  const hm = new HeightManager(config(0, { bugs: new Set(['besu-6613']) }), ctx());
+  const hm = new HeightManager(config(0, { hooks: besuHooks(new Set(['besu-6613'])) }), ctx());
   hm.start(0);
   hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   const foreign = block(keys[1].address, 0);

@@ -1,5 +1,5 @@
 /** Fixtures for driving the pure QBFT state machine in tests: four validators, messages they sign, stub blocks. */
-import { NO_BUGS } from '../../bugs/bug-switches.ts';
+import { CURRENT_BESU } from '../../bugs/hooks.ts';
 import { bytesToHex, utf8ToBytes, type Hex } from '../../crypto/bytes.ts';
 import { keccak256 } from '../../crypto/keccak.ts';
 import { privateKeyToAddress, sign } from '../../crypto/secp256k1.ts';
@@ -28,7 +28,7 @@ export function ctx(overrides: Partial<HeightContext> = {}): HeightContext {
 }
 
 export function config(i: number, overrides: Partial<CoreConfig> = {}): CoreConfig {
-  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, bugs: NO_BUGS, ...overrides };
+  return { privateKey: keys[i].privateKey, address: keys[i].address, earlyRoundChange: false, layout: 'besu26', maxRound: 1000, hooks: CURRENT_BESU, ...overrides };
 }
 
 export function block(coinbase: Hex, round: number, tag = 'a', txCount = 0): ProposedBlock {

@@ -3,6 +3,7 @@ import test from 'ava';
 import { utf8ToBytes } from '../../crypto/bytes.ts';
 import { keccak256 } from '../../crypto/keccak.ts';
 import { sign } from '../../crypto/secp256k1.ts';
+import { besuHooks } from '../../bugs/hooks.ts';
 import { HeightManager } from './height-manager.ts';
 import { signPayload, type CommitMessage, type PrepareMessage, type RoundChangeMessage } from './messages.ts';
 import { block, broadcasts, commit, config, ctx, hexBytes, keys, of, prepare, proposal, roundChange } from './height-manager.fixtures.ts';
@@ -171,7 +172,7 @@ test('heldState reports per author the distinct rounds and the encoded bytes its
 });
 
 test('ghsa-23rh switch: round changes for any round are kept, one collection per distinct round', (t) => {
-  const hm = new HeightManager(config(1, { bugs: new Set(['ghsa-23rh']) }), ctx());
+  const hm = new HeightManager(config(1, { hooks: besuHooks(new Set(['ghsa-23rh'])) }), ctx());
   hm.start(0);
   hm.handle({ type: 'blockTimerExpired', nowMs: 1_000, height: 1, round: 0 });
   for (let round = 1_001; round <= 3_000; round++) hm.handle({ type: 'roundChange', nowMs: 1_100, message: roundChange(0, round), block: undefined });

@@ -23,7 +23,6 @@ import { earlyRoundChangeQuorum, quorumSize } from './quorum.ts';
 import { RoundState, type PreparedCertificate } from './round-state.ts';
 import { RoundChangeManager, type CollectedRoundChange } from './round-change-manager.ts';
 import { expectedProposer, OK, validateProposal, validateRoundChange, type ValidationContext, type Verdict } from './validation.ts';
-import { ruleEnforced } from '../../bugs/bug-switches.ts';
 
 export interface HeldState {
   /** Target rounds with a round-change collection. */
@@ -80,7 +79,7 @@ export class HeightManager {
     this.height = ctx.height;
     this.quorum = quorumSize(ctx.validators.length);
     this.validatorSet = new Set(ctx.validators);
-    this.vctx = { height: ctx.height, validators: ctx.validators, parentCoinbase: ctx.parentCoinbase, maxRound: cfg.maxRound, bugs: cfg.bugs };
+    this.vctx = { height: ctx.height, validators: ctx.validators, parentCoinbase: ctx.parentCoinbase, maxRound: cfg.maxRound, enforced: cfg.hooks.ruleEnforced };
     this.rcManager = new RoundChangeManager(this.quorum);
   }
 
@@ -88,8 +87,7 @@ export class HeightManager {
   start(nowMs: number): CoreAction[] {
     this.nowMs = nowMs;
     this.emit({ type: 'setBlockTimer', height: this.height, atMs: this.ctx.blockTimerAtMs });
-    // besu-2095: round 0 (and its round timer) began with the height, not when the block timer expired.
-    if (this.cfg.bugs.has('besu-2095') && this.isLocalValidator()) this.startNewRound(0);
+    if (this.cfg.hooks.roundZeroStartsWithHeight && this.isLocalValidator()) this.startNewRound(0);
     return this.flush();
   }
 
@@ -187,9 +185,9 @@ export class HeightManager {
     return new RoundState(this.height, round, this.quorum, {
       isValidator: (a) => this.validatorSet.has(a),
       commitSealSigner: (seal, digest) => recoverAddressForHexHash(digest, seal),
-      enforced: (rule) => ruleEnforced(this.cfg.bugs, rule),
+      enforced: this.cfg.hooks.ruleEnforced,
       onJudged: (m, rule) => this.traceDecision(m.kind, m, m.signed.payload.round, rule === undefined ? OK : { ok: false, rule, reason: `${m.kind} breaks ${rule}` }),
-      countCopies: this.cfg.bugs.has('besu-2449'),
+      countCopies: this.cfg.hooks.quorumCountsCopies,
     });
   }
 
@@ -242,13 +240,11 @@ export class HeightManager {
   // ---- block timer and block creation (Besu's handleBlockTimerExpiry, buildBlockAndMaybePropose) ----
 
   private onBlockTimer(round: number): void {
-    const roundZeroWaiting = this.cfg.bugs.has('besu-2095') && this.current?.round === 0 && !this.current.proposal && !this.pending;
+    const roundZeroWaiting = this.cfg.hooks.roundZeroStartsWithHeight && this.current?.round === 0 && !this.current.proposal && !this.pending;
     if (this.current && !roundZeroWaiting) return;
     if (!this.current) this.startNewRound(0);
     if (round !== this.current!.round) return;
-    // Rounded, not truncated (Besu PR #2265): a block timer that fires a few ms early still gives parent + period.
-    // besu-2241: truncated, so an early timer gave parent + period - 1 and every peer rejected the proposal.
-    const seconds = this.cfg.bugs.has('besu-2241') ? Math.floor(this.nowMs / 1000) : Math.round(this.nowMs / 1000);
+    const seconds = this.cfg.hooks.blockTimestampSeconds(this.nowMs);
     const proposer = this.isProposerFor(0);
     // A non-proposer idles with the proposer while the block would be empty (Besu PRs #10153, #11031).
     if (!proposer && !this.withinEmptyBlockPeriod(this.nowMs)) return;
@@ -305,8 +301,7 @@ export class HeightManager {
     if (!proposal) return;
     this.emit({ type: 'broadcast', message: proposal });
     this.trace({ kind: 'proposal-sent', height: this.height, round: state.round, digest: block.digest, txs: block.txCount });
-    // besu-6613: before Besu PR #7875 the proposer prepared its own proposal even when it failed validation.
-    if (this.updateStateWithProposedBlock(state, proposal, block) || this.cfg.bugs.has('besu-6613')) this.sendPrepare(state, block);
+    if (this.updateStateWithProposedBlock(state, proposal, block) || this.cfg.hooks.proposerPreparesRejectedProposal) this.sendPrepare(state, block);
   }
 
   private onProposal(message: ProposalMessage, block: ProposedBlock | undefined): void {

@@ -9,7 +9,6 @@ import type { PreparePayload, ProposalMessage, RoundChangeMessage, RoundChangePa
 import type { ProposedBlock } from './core-types.ts';
 import { quorumSize } from './quorum.ts';
 import { selectProposer } from './proposer-selection.ts';
-import { ruleEnforced, type BugSwitches } from '../../bugs/bug-switches.ts';
 import type { RejectionRule, ValidationRule } from './rules.ts';
 
 export type Verdict = { ok: true } | { ok: false; rule: RejectionRule; reason: string };
@@ -17,9 +16,9 @@ export type Verdict = { ok: true } | { ok: false; rule: RejectionRule; reason: s
 export const OK: Verdict = { ok: true };
 const fail = (rule: RejectionRule, reason: string): Verdict => ({ ok: false, rule, reason });
 
-/** A rule that fails, unless a bug switch turned it off. */
+/** A rule that fails, when the node applies it (node/bugs/hooks.ts: Besu applies every rule). */
 function breaks(ctx: ValidationContext, rule: ValidationRule, failed: boolean): boolean {
-  return failed && ruleEnforced(ctx.bugs, rule);
+  return failed && ctx.enforced(rule);
 }
 
 export interface ValidationContext {
@@ -28,7 +27,8 @@ export interface ValidationContext {
   parentCoinbase: Hex;
   /** Highest round a round change may target (Besu's MAX_ALLOWED_ROUND). */
   maxRound: number;
-  bugs: BugSwitches;
+  /** Whether the node applies a rule (BesuHooks.ruleEnforced). */
+  enforced: (rule: ValidationRule) => boolean;
 }
 
 function isValidator(ctx: ValidationContext, a: Hex): boolean {
@@ -157,7 +157,7 @@ export function validateRoundChange(
     return OK;
   }
   if (blockInvalid || !block) return fail('round-change-block-invalid', 'attached prepared block is invalid');
-  if (!prepared) return ruleEnforced(ctx.bugs, 'round-change-block-without-metadata') ? fail('round-change-block-without-metadata', 'prepared block without prepared metadata') : OK;
+  if (!prepared) return ctx.enforced('round-change-block-without-metadata') ? fail('round-change-block-without-metadata', 'prepared block without prepared metadata') : OK;
   const hash = bytesToHex(prepared.preparedBlockHash);
   if (breaks(ctx, 'round-change-block-hash', block.digest !== hash)) return fail('round-change-block-hash', 'prepared block hash does not match the metadata');
   return validatePrepares(ctx, message.prepares, prepared.preparedRound, hash);

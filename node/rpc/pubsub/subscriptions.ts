@@ -231,7 +231,7 @@ export class SubscriptionManager {
         }
       }
       if (logs.length > 0) {
-        const dropRemoved = this.api.node.bugs.has('plant-pubsub-no-removed');
+        const dropRemoved = this.api.node.hooks.logsSubscriptionOmitsRemoved;
         const blocks: Array<[ChainEntry, boolean]> = [...(dropRemoved ? [] : removed.map((e) => [e, true] as [ChainEntry, boolean])), ...added.map((e) => [e, false] as [ChainEntry, boolean])];
         for (const [entry, isRemoved] of blocks) {
           if (entry.block.transactions.length === 0) continue;
