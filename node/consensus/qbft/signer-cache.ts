@@ -63,9 +63,32 @@ export function addressOfKey(privateKey: Uint8Array): Hex {
   return address;
 }
 
+/**
+ * Signatures by (key, hash). Signing is deterministic (RFC 6979 nonces), so a second signature of
+ * the same hash is the first again: a validator signs its commit seal when it accepts a proposal
+ * and again when it becomes prepared (as Besu's QbftRound does), and pays for it once.
+ */
+const SIGNED_CAP = 10_000;
+const signedBefore = new Map<string, Uint8Array>();
+const signing = { signed: 0, reused: 0 };
+
+/** Signatures made and signatures given again from memory, since the process started. */
+export function signingCounts(): { signed: number; reused: number } {
+  return { ...signing };
+}
+
 /** Signs a 32-byte hash and remembers who signed it, so nobody needs to recover it later. */
 export function signRemembered(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  const key = bytesToHex(privateKey) + bytesToHex(hash).slice(2);
+  const earlier = signedBefore.get(key);
+  if (earlier !== undefined) {
+    signing.reused++;
+    return earlier.slice();
+  }
+  signing.signed++;
   const signature = sign(hash, privateKey);
   remember(cacheKey(hash, signature), addressOfKey(privateKey));
+  if (signedBefore.size >= SIGNED_CAP) signedBefore.delete(signedBefore.keys().next().value as string);
+  signedBefore.set(key, signature.slice());
   return signature;
 }
