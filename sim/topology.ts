@@ -39,17 +39,11 @@ export function peerTopology(ids: readonly string[], maxPeers: number, random: S
   return peers;
 }
 
-/** Every ordered pair of distinct ids, in a seeded random order (Fisher-Yates). */
+/** Every ordered pair of distinct ids, in a seeded random order. */
 function shuffledPairs(ids: readonly string[], random: SeededRandom): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   for (const a of ids) for (const b of ids) if (a !== b) pairs.push([a, b]);
-  for (let i = pairs.length - 1; i > 0; i--) {
-    const j = random.int(i + 1);
-    const t = pairs[i]!;
-    pairs[i] = pairs[j]!;
-    pairs[j] = t;
-  }
-  return pairs;
+  return random.shuffle(pairs);
 }
 
 /** Groups of nodes that can reach each other through peers (each group sorted, groups by first member). */
