@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { SIM_START_TIME_MS, type World } from './world.ts';
 import { isQbftCode } from './checkers/toolkit/qbft-messages.ts';
+import { OBSERVED_LINE_KINDS } from './checkers/observation-feed.ts';
 import type { Observation } from './checkers/observation.ts';
 import type { CheckerOutcome, CheckerRecord, CheckerWorkerInit, FromCheckerWorker, ToCheckerWorker } from './checkers/checker-worker.ts';
 import type { Hex } from './checkers/toolkit/crypto.ts';
@@ -57,7 +58,11 @@ export class ParallelCheckers {
     this.worker.on('message', (m: FromCheckerWorker) => this.reply(m));
     this.worker.on('error', (err) => this.reply({ k: 'failed', message: String(err?.message ?? err) }));
     this.detach.push(
-      world.trace.subscribeText((text, node, event) => this.push({ k: 'line', text, rlp: event.kind === 'block-imported' && node !== null ? this.blockRlp(node, (event as { hash: Hex }).hash) : undefined })),
+      world.trace.subscribeText((text, node, event) => {
+        // Lines the checkers read as nothing (most are message traffic) stay here.
+        if (!OBSERVED_LINE_KINDS.has(event.kind)) return;
+        this.push({ k: 'line', text, rlp: event.kind === 'block-imported' && node !== null ? this.blockRlp(node, (event as { hash: Hex }).hash) : undefined });
+      }),
       world.network.tap((from, m) => {
         if (m.protocol !== 'istanbul' || !isQbftCode(m.code) || this.seenBuffers.has(m.data)) return;
         this.seenBuffers.add(m.data);

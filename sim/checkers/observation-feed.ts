@@ -77,6 +77,21 @@ function judgedOf(line: TraceLineOf<'message-accepted'> | TraceLineOf<'message-r
   return { type: 'message-judged', atMs, line, node, height, kind, round, author: str(line.author) ?? '?', accepted, rule, key };
 }
 
+/** The trace line kinds observations are made of; lines of other kinds are read as nothing. */
+export const OBSERVED_LINE_KINDS: ReadonlySet<string> = new Set([
+  'run-started',
+  'node-started',
+  'fault',
+  'round-started',
+  'round-timer-expired',
+  'block-timer-expired',
+  'block-imported',
+  'message-accepted',
+  'message-rejected',
+  'proposal-sent',
+  'reorg',
+]);
+
 export class ObservationFeed {
   private readonly seenBuffers = new WeakSet<Uint8Array>();
   private readonly recovery: SignerRecovery;
@@ -113,6 +128,7 @@ export class ObservationFeed {
   }
 
   private read(line: TraceLine): Observation | undefined {
+    if (!OBSERVED_LINE_KINDS.has(line.kind)) return undefined;
     const atMs = line.t - this.opts.originMs;
     const node = line.node;
     switch (line.kind) {
