@@ -61,3 +61,13 @@ test('planted: a worker given another validator set judges differently, and the 
   const outcome = await parallel!.finish(r.simulatedMs);
   t.notDeepEqual({ violations: outcome.violations, marks: outcome.ruleMarks }, { violations: suite!.violations(), marks: suite!.acceptance.markCounts() });
 });
+
+test('a worker that is gone fails every question, and takes nothing more: the caller is never left waiting', async (t) => {
+  let parallel: ParallelCheckers | undefined;
+  const s: Scenario = { ...scenario('happy-path'), durationMs: 3_000, expect: [] };
+  const r = await runScenario(s, { onWorld: (w) => (parallel = new ParallelCheckers(w, { genesis: w.options.genesis, latencyAllowanceMs: 5_000 })) });
+  t.true(r.ok);
+  await (parallel as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+  await t.throwsAsync(parallel!.state(), { message: /checker worker: the worker exited/ });
+  await t.throwsAsync(parallel!.finish(r.simulatedMs), { message: /checker worker/ });
+});

@@ -57,6 +57,8 @@ export class ParallelCheckers {
     this.worker = spawn({ genesis: opts.genesis, latencyAllowanceMs: opts.latencyAllowanceMs, originMs: SIM_START_TIME_MS, progress });
     this.worker.on('message', (m: FromCheckerWorker) => this.reply(m));
     this.worker.on('error', (err) => this.reply({ k: 'failed', message: String(err?.message ?? err) }));
+    // An exit before the last answer (a crash, or terminate) fails every question still open.
+    this.worker.on('exit', (code) => this.reply({ k: 'failed', message: `the worker exited (code ${code})` }));
     this.detach.push(
       world.trace.subscribeText((text, node, event) => {
         // Lines the checkers read as nothing (most are message traffic) stay here.
@@ -114,13 +116,19 @@ export class ParallelCheckers {
 
   private flush(): void {
     if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
+    // A failed worker takes nothing more; the caller learns of it when it asks, and judges in process.
+    if (this.failure !== undefined) return;
     // Bounded: wait here while the worker is too far behind.
     while (this.batchesSent - Atomics.load(this.progress, 0) >= MAX_BATCHES_AHEAD) {
-      if (Atomics.wait(this.progress, 0, Atomics.load(this.progress, 0), CATCH_UP_WAIT_MS) === 'timed-out') throw new Error('checker worker: no progress for 60 s');
+      if (Atomics.wait(this.progress, 0, Atomics.load(this.progress, 0), CATCH_UP_WAIT_MS) === 'timed-out') {
+        this.failure = `no progress for ${CATCH_UP_WAIT_MS / 1000} s`;
+        return;
+      }
     }
-    this.post({ k: 'batch', records: this.batch });
+    this.post({ k: 'batch', records: batch });
     this.batchesSent++;
-    this.batch = [];
   }
 
   private ask(m: ToCheckerWorker): Promise<FromCheckerWorker> {
@@ -137,9 +145,11 @@ export class ParallelCheckers {
   }
 
   private reply(m: FromCheckerWorker): void {
-    if (m.k === 'failed') this.failure ??= m.message;
-    const next = this.replies.shift();
-    if (next !== undefined) next(m);
-    else if (m.k === 'failed') for (const r of this.replies.splice(0)) r(m);
+    if (m.k === 'failed') {
+      this.failure ??= m.message;
+      for (const r of this.replies.splice(0)) r(m);
+      return;
+    }
+    this.replies.shift()?.(m);
   }
 }

@@ -3,8 +3,9 @@
  * run: invariant-violated lines go into the trace as violations happen, and the liveness checker
  * decides how long the world runs on) or in a worker thread on the second core (sim/parallel-checkers.ts),
  * which can only report at the end. A worker run that finds anything to steer by, a violation or a
- * liveness deadline still open, is given up, and the runner runs the scenario again in process:
- * runs are deterministic, so the second is the same run, judged as it always was.
+ * liveness deadline still open, is given up (so is one whose worker failed), and the runner runs
+ * the scenario again in process: runs are deterministic, so the second is the same run, judged as
+ * it always was.
  */
 import type { World } from './world.ts';
 import type { Scenario } from './scenario.ts';
@@ -99,14 +100,14 @@ export function judgeInWorker(world: World, s: Scenario, o: JudgesOptions): RunJ
   return {
     mark: (m) => checkers.mark(m.type === 'faults-healed' ? { type: 'faults-healed', atMs: world.elapsedMs() } : { type: 'node-reconfigured', node: m.node, atMs: world.elapsedMs() }),
     atScenarioEnd: async () => {
-      const state = await checkers.state();
-      return state.violations === 0 && state.livenessPendingMs === undefined ? { agreementHeld: true } : undefined;
+      const state = await checkers.state().catch(() => undefined);
+      return state?.violations === 0 && state.livenessPendingMs === undefined ? { agreementHeld: true } : undefined;
     },
     // Nothing is open: atScenarioEnd gave the run up otherwise.
     runOnToLivenessDeadline: async () => {},
     finish: async (endMs) => {
-      const outcome = await checkers.finish(endMs);
-      return outcome.violations.length === 0 ? outcome : undefined;
+      const outcome = await checkers.finish(endMs).catch(() => undefined);
+      return outcome?.violations.length === 0 ? outcome : undefined;
     },
     close: () => checkers.close(),
   };
