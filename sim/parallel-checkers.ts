@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { SIM_START_TIME_MS, type World } from './world.ts';
 import { isQbftCode } from './checkers/toolkit/qbft-messages.ts';
 import { OBSERVED_LINE_KINDS } from './checkers/observation-feed.ts';
+import { importedBlockRlp } from './checkers/world-tap.ts';
 import type { Observation } from './checkers/observation.ts';
 import type { CheckerOutcome, CheckerRecord, CheckerWorkerInit, FromCheckerWorker, ToCheckerWorker } from './checkers/checker-worker.ts';
 import type { Hex } from './checkers/toolkit/crypto.ts';
@@ -49,7 +50,7 @@ export class ParallelCheckers {
 
   /** Attach before the run-started line is recorded. */
   constructor(
-    private readonly world: World,
+    world: World,
     opts: { genesis: Record<string, unknown>; latencyAllowanceMs: number },
   ) {
     const progress = new SharedArrayBuffer(4);
@@ -63,7 +64,7 @@ export class ParallelCheckers {
       world.trace.subscribeText((text, node, event) => {
         // Lines the checkers read as nothing (most are message traffic) stay here.
         if (!OBSERVED_LINE_KINDS.has(event.kind)) return;
-        this.push({ k: 'line', text, rlp: event.kind === 'block-imported' && node !== null ? this.blockRlp(node, (event as { hash: Hex }).hash) : undefined });
+        this.push({ k: 'line', text, rlp: event.kind === 'block-imported' && node !== null ? importedBlockRlp(world, node, (event as { hash: Hex }).hash) : undefined });
       }),
       world.network.tap((from, m) => {
         if (m.protocol !== 'istanbul' || !isQbftCode(m.code) || this.seenBuffers.has(m.data)) return;
@@ -103,10 +104,6 @@ export class ParallelCheckers {
   close(): void {
     for (const d of this.detach.splice(0)) d();
     void this.worker.terminate();
-  }
-
-  private blockRlp(node: string, hash: Hex): Uint8Array | undefined {
-    return this.world.nodes.get(node)?.node?.blockByHash(hash)?.block.serialize();
   }
 
   private push(r: CheckerRecord): void {

@@ -14,10 +14,15 @@ export interface CheckerTap {
   detach(): void;
 }
 
+/** The RLP of a block `node` imported, from that node's chain (nodes may hold one block with different sets of seals). */
+export function importedBlockRlp(world: World, node: string, hash: Hex): Uint8Array | undefined {
+  return world.nodes.get(node)?.node?.blockByHash(hash)?.block.serialize();
+}
+
 export function attachCheckers(world: World, suite: CheckerSuite): CheckerTap {
   const feed = new ObservationFeed((o) => suite.observe(o), {
     originMs: SIM_START_TIME_MS,
-    blockRlp: (node: string, hash: Hex) => world.nodes.get(node)?.node?.blockByHash(hash)?.block.serialize(),
+    blockRlp: (node: string, hash: Hex) => importedBlockRlp(world, node, hash),
   });
   const unsubscribe = world.trace.subscribe((line) => feed.traceLine(line));
   const untap = world.network.tap((from, message) => feed.wireMessage(from, message.protocol, message.code, message.data, world.kernel.nowMs()));
